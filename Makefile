@@ -1,0 +1,44 @@
+# Two commands do all set-up: `make repro` and `make test`.
+#
+#   TORCH_SPEC=...   what pip installs for torch in the fresh .venv (default: the CPU
+#                    build pinned below; e.g. TORCH_SPEC='torch==2.13.0' or a CUDA wheel)
+#   PY=/path/python  use an existing environment (a GPU box that already has torch)
+#                    instead of .venv; the project and its test extra are installed into it
+PYTHON ?= python3
+VENV ?= .venv
+TORCH_SPEC ?= torch==2.13.0
+PYTEST_ARGS ?=
+
+ifdef PY
+ENV_PY := $(PY)
+STAMP := .env-external.stamp
+else
+ENV_PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+endif
+
+# Reinstall when pyproject.toml changes or TORCH_SPEC differs from the last install.
+ifneq ($(shell cat $(STAMP) 2>/dev/null),$(TORCH_SPEC) $(PY))
+$(STAMP): FORCE
+endif
+
+.PHONY: env test repro FORCE
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+ifdef PY
+	$(PY) -c "import torch" || { echo "error: PY=$(PY) has no torch; install it there or drop PY to use .venv"; exit 2; }
+	$(PY) -m pip install -q -e ".[test]"
+else
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q "$(TORCH_SPEC)"
+	$(VENV)/bin/python -m pip install -q -e ".[test]"
+endif
+	echo "$(TORCH_SPEC) $(PY)" > $@
+
+test: $(STAMP)
+	$(ENV_PY) -m pytest -n auto $(PYTEST_ARGS)
+
+repro: $(STAMP)
+	$(ENV_PY) -m harness audit hardened --require L0

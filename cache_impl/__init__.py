@@ -1,0 +1,26 @@
+"""Tensor-keyed cache designs under test, and the one fingerprint they key on.
+
+Each design states its guarantee level (L0-L3, see README): the highest class of
+allocator situation in which it never returns another source's value.
+"""
+
+from cache_impl.fingerprint import fingerprint
+from cache_impl.fingerprint_lru import FingerprintLRUCache
+from cache_impl.hardened import HardenedCache, RequestScopedCache
+from cache_impl.registry import DESIGNS, LEVELS, CacheSpecError, declared_level, resolve
+from cache_impl.torch_weak_id import WeakIdCache
+from cache_impl.weakref_lru import SourceTensorLRUCache
+
+__all__ = [
+    "DESIGNS",
+    "LEVELS",
+    "CacheSpecError",
+    "FingerprintLRUCache",
+    "HardenedCache",
+    "RequestScopedCache",
+    "SourceTensorLRUCache",
+    "WeakIdCache",
+    "declared_level",
+    "fingerprint",
+    "resolve",
+]

@@ -1,0 +1,57 @@
+"""Level L2 by identity: PyTorch's own ``torch.utils.weak.WeakIdKeyDictionary``.
+
+Keyed by the source *object*, held weakly: a freed source's entry is removed by
+its weakref callback, so a reused address can never match. The fingerprint
+stored beside the value is rechecked on every hit, which catches in-place
+updates and storage swaps of the same object. The price is the hit rate: a new
+view object of the same live tensor (``src[:]``, ``src.detach()``) is a
+different key and misses.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from torch.utils.weak import WeakIdKeyDictionary
+
+from cache_impl.fingerprint import check_max_size, fingerprint
+
+
+class WeakIdCache:
+    """LRU cache keyed by source identity (weakly), fingerprint rechecked on hit.
+    Guarantee level L2. Misses on new view objects of a cached tensor.
+    Thread-safe: one lock around each call."""
+
+    level = "L2"
+
+    def __init__(self, max_size: int = 2):
+        self.max_size = check_max_size(max_size)
+        self._entries = WeakIdKeyDictionary()  # source -> (fingerprint, value), oldest first
+        self._lock = threading.Lock()
+
+    def get(self, source):
+        key = fingerprint(source)
+        with self._lock:
+            item = self._entries.get(source)
+            if item is None:
+                return None
+            del self._entries[source]
+            if item[0] != key:  # same object, but updated in place or storage swapped
+                return None
+            self._entries[source] = item  # re-insert: most recently used goes last
+            return item[1]
+
+    def put(self, source, value) -> None:
+        key = fingerprint(source)
+        with self._lock:
+            self._entries.pop(source, None)
+            self._entries[source] = (key, value)
+            while len(self._entries.data) > self.max_size:
+                del self._entries.data[next(iter(self._entries.data))]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

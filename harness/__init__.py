@@ -1,0 +1,1 @@
+"""Runs caches against scenarios and references, and writes reports."""

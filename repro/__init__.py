@@ -1,0 +1,1 @@
+"""Reproduction: allocator-reuse strategies, the scenario catalogue, the toy pipeline."""

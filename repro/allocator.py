@@ -1,0 +1,45 @@
+"""Ways to make the allocator hand a freed address to the next request's tensor."""
+
+from __future__ import annotations
+
+import torch
+
+
+class AddressArena:
+    """Hands out *fresh* tensors at one fixed address, deterministically on any
+    allocator (CPU or CUDA).
+
+    Each tensor from :meth:`fresh` is a new object with its own version counter
+    at 0 (made through DLPack, so it shares no counter with the arena or with
+    earlier tensors) and holds its own content. That is exactly what the next
+    request sees when the allocator recycles a freed address. A naive
+    ``copy_`` into a shared view would bump a shared version counter and hide
+    the bug.
+    """
+
+    def __init__(self, shape, dtype=torch.float32, device="cpu"):
+        self._buffer = torch.empty(shape, dtype=dtype, device=device)
+        self.address = self._buffer.data_ptr()
+
+    def fresh(self, content: torch.Tensor) -> torch.Tensor:
+        """A new tensor at the arena's address holding ``content``. Under
+        ``torch.inference_mode()`` it is an inference tensor (no version counter).
+        The previous tensor from this arena must be dead, or it sees the new content."""
+        with torch.no_grad():
+            self._buffer.copy_(content)
+        return torch.from_dlpack(self._buffer)
+
+
+class ReuseTracker:
+    """Remembers the addresses of freed sources, so a natural trial can say
+    whether the allocator really handed one back (and to whom)."""
+
+    def __init__(self):
+        self._freed: dict[int, str] = {}  # address -> label of the source that freed it
+
+    def freed(self, address: int, label: str) -> None:
+        self._freed[address] = label
+
+    def reused_from(self, address: int) -> str | None:
+        """Label of the freed source that had this address, or None."""
+        return self._freed.get(address)

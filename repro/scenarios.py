@@ -1,0 +1,480 @@
+"""The tensor-level scenario catalogue: one allocator situation each, forced
+deterministically on CPU (and CUDA), run against any cache.
+
+Each scenario states the lowest guarantee level that must pass it (DESIGN
+levels L0-L3). A cache *reaches* level L when it passes every scenario at
+L and below. One catalogue serves the pytest suite, ``python -m harness audit``
+and the pipeline-level runs.
+
+Outcomes:
+  pass          every lookup returned the source's own value, or missed
+  false hit     a lookup returned a value computed from other content
+  wrong miss    a lookup that should hit missed (in an advisory scenario: lost reuse, not a failure)
+  broken        a contract check failed (LRU, bound, overwrite, clear, eviction)
+  inconclusive  the allocator did not reuse an address: nothing was tested
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from repro.allocator import AddressArena, ReuseTracker
+
+PASS, FALSE_HIT, WRONG_MISS, BROKEN, INCONCLUSIVE = (
+    "pass", "false hit", "wrong miss", "broken", "inconclusive")
+
+SHAPE = (2, 16, 32)  # a small stand-in for (batch, text tokens, text dim)
+
+
+def project(source: torch.Tensor) -> torch.Tensor:
+    """The cached work: a value computed from the source's content (a new tensor)."""
+    return source * 2 + 1
+
+
+@dataclass
+class Trial:
+    status: str
+    detail: str = ""
+    address_reused: bool | None = None
+    evidence: dict = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    level: int  # lowest guarantee level that must pass it
+    summary: str
+    run: Callable[[Callable], Trial]
+    advisory: bool = False  # a wrong miss here costs reuse, not correctness
+
+
+CATALOGUE: list[Scenario] = []
+
+
+def scenario(name: str, level: int, summary: str, advisory: bool = False):
+    def register(fn):
+        CATALOGUE.append(Scenario(name, level, summary, fn, advisory))
+        return fn
+    return register
+
+
+def get_scenario(name: str) -> Scenario:
+    for s in CATALOGUE:
+        if s.name == name:
+            return s
+    raise KeyError(f"unknown scenario {name!r}: choose from {', '.join(s.name for s in CATALOGUE)}")
+
+
+class Probe:
+    """Drives a cache as a model does (look up; on a miss compute and insert)
+    and judges every lookup against the source's own content. Holds no
+    reference to any source, so freeing one in a scenario really frees it."""
+
+    def __init__(self, cache):
+        self.cache = cache
+        self.false_hits: list[str] = []
+        self.wrong_misses: list[str] = []
+        self.hits = 0
+        self.misses = 0
+
+    def begin(self) -> None:
+        if hasattr(self.cache, "begin_request"):
+            self.cache.begin_request()
+
+    def end(self) -> None:
+        if hasattr(self.cache, "end_request"):
+            self.cache.end_request()
+
+    def lookup(self, source: torch.Tensor, label: str, expect_hit: bool = False) -> None:
+        value = self.cache.get(source)
+        if value is None:
+            self.misses += 1
+            if expect_hit:
+                self.wrong_misses.append(label)
+            self.cache.put(source, project(source))
+            return
+        self.hits += 1
+        own = project(source)
+        if not (isinstance(value, torch.Tensor) and value.shape == own.shape
+                and value.dtype == own.dtype and torch.equal(value, own)):
+            self.false_hits.append(label)
+
+    def verdict(self, advisory: bool = False, **extra) -> Trial:
+        if self.false_hits:
+            status, detail = FALSE_HIT, "another source's value returned at: " + _first(self.false_hits)
+        elif self.wrong_misses:
+            status = WRONG_MISS
+            detail = ("advisory, lost reuse only: " if advisory else "") + "missed where a hit was due: " + _first(self.wrong_misses)
+        else:
+            status, detail = PASS, ""
+        return Trial(status, detail, hits=self.hits, misses=self.misses, **extra)
+
+
+def _first(labels: list[str], n: int = 3) -> str:
+    more = f" (+{len(labels) - n} more)" if len(labels) > n else ""
+    return ", ".join(labels[:n]) + more
+
+
+def _content(seed: int, shape=SHAPE, dtype=torch.float32) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g).to(dtype)
+
+
+def _forced_evidence(arena: AddressArena, freed_by: str, reused_by: str) -> dict:
+    return {"address": hex(arena.address), "freed_by": freed_by, "reused_by": reused_by,
+            "how": "forced (same address, fresh tensor, version 0)"}
+
+
+# --- reuse within a request: a correct cache must keep these hits -------------
+
+@scenario("same_object_reuse", 0, "the same live source object looked up at every denoise step")
+def _same_object(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    src = _content(1)
+    probe.begin()
+    for step in range(4):
+        probe.lookup(src, f"step {step}", expect_hit=step > 0)
+    probe.end()
+    return probe.verdict()
+
+
+@scenario("new_view_reuse", 0, "new view objects of the same live tensor (src[:], view, detach)", advisory=True)
+def _new_view(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    src = _content(2)
+    probe.begin()
+    probe.lookup(src, "original")
+    for label, view in (("src[:]", src[:]), ("src.view(shape)", src.view(src.shape)), ("src.detach()", src.detach())):
+        probe.lookup(view, label, expect_hit=True)
+    probe.end()
+    return probe.verdict(advisory=True)
+
+
+@scenario("inference_reuse", 0, "an inference-mode source (no version counter) looked up at every step")
+def _inference_reuse(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    with torch.inference_mode():
+        src = _content(3).clone()
+        probe.begin()
+        for step in range(3):
+            probe.lookup(src, f"step {step}", expect_hit=step > 0)
+        probe.end()
+    return probe.verdict()
+
+
+# --- distinct sources that a fingerprint already separates --------------------
+
+@scenario("distinct_live_sources", 0, "two live sources of one layout, different content")
+def _distinct_live(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    a, b = _content(4), _content(5)
+    probe.begin()
+    for step in range(3):
+        probe.lookup(a, f"A step {step}", expect_hit=step > 0)
+        probe.lookup(b, f"B step {step}", expect_hit=step > 0)
+    probe.end()
+    return probe.verdict()
+
+
+@scenario("same_address_views", 0, "views with one data_ptr but other shape, stride or dtype; and other offsets")
+def _same_address_views(make_cache):
+    probe = Probe(make_cache(max_size=8))
+    base = _content(6, shape=(4, 8))
+    views = {
+        "(4,8)": base,
+        "view(8,4)": base.view(8, 4),
+        "t() (8,4) other stride": base.t(),
+        "view(int32)": base.view(torch.int32),
+        "view(32)": base.view(32),
+        "base[1] offset": base[1],
+    }
+    probe.begin()
+    for rnd in range(2):
+        for label, v in views.items():
+            probe.lookup(v, f"{label} round {rnd}", expect_hit=rnd > 0)
+    probe.end()
+    return probe.verdict()
+
+
+@scenario("in_place_update", 0, "a live source updated in place (version bump) mid-request")
+def _in_place(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    src = _content(7)
+    probe.begin()
+    probe.lookup(src, "before update")
+    with torch.no_grad():
+        src.add_(1.0)
+    probe.lookup(src, "after add_")
+    probe.lookup(src, "after add_, again", expect_hit=True)
+    probe.end()
+    return probe.verdict()
+
+
+@scenario("persistent_buffer", 0, "one input buffer refilled per request with copy_ (version bumps)")
+def _persistent(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    buf = torch.empty(SHAPE)
+    for req in range(3):
+        probe.begin()
+        with torch.no_grad():
+            buf.copy_(_content(100 + req))
+        for step in range(2):
+            probe.lookup(buf, f"request {req} step {step}", expect_hit=step > 0)
+        probe.end()
+    return probe.verdict(evidence={"address": hex(buf.data_ptr()), "how": "one buffer for all requests"},
+                         address_reused=True)
+
+
+# --- freed and reused addresses: the seed's bug ------------------------------
+
+def _freed_then_reused(make_cache, inference: bool) -> Trial:
+    probe = Probe(make_cache(max_size=2))
+    arena = AddressArena(SHAPE)
+    with torch.inference_mode(inference):
+        a = arena.fresh(_content(10))
+        probe.begin()
+        probe.lookup(a, "request A step 0")
+        probe.lookup(a, "request A step 1", expect_hit=True)
+        probe.end()
+        del a  # request A ends; its source is freed
+        b = arena.fresh(_content(11))
+        reused = b.data_ptr() == arena.address
+        probe.begin()
+        probe.lookup(b, "request B step 0")
+        probe.lookup(b, "request B step 1", expect_hit=True)
+        probe.end()
+    return probe.verdict(address_reused=reused,
+                         evidence=_forced_evidence(arena, "request A", "request B"))
+
+
+@scenario("freed_address_reused", 1, "source freed, a fresh tensor of the next request at its address")
+def _freed(make_cache):
+    return _freed_then_reused(make_cache, inference=False)
+
+
+@scenario("inference_freed_reused", 1, "the same, with inference-mode tensors (no version counter)")
+def _inference_freed(make_cache):
+    return _freed_then_reused(make_cache, inference=True)
+
+
+@scenario("natural_reuse", 1, "free and allocate as a server does; the allocator decides")
+def _natural(make_cache, requests: int = 12):
+    probe = Probe(make_cache(max_size=2))
+    tracker = ReuseTracker()
+    weight = torch.randn(SHAPE[-1], SHAPE[-1])
+    reuses = []
+    for req in range(requests):
+        probe.begin()
+        src = torch.randn(SHAPE) @ weight  # a fresh encoder output, as a server makes one
+        source_of = tracker.reused_from(src.data_ptr())
+        if source_of is not None:
+            reuses.append(f"request {req} got the address freed by {source_of}")
+        probe.lookup(src, f"request {req} step 0")
+        probe.lookup(src, f"request {req} step 1", expect_hit=True)
+        probe.end()
+        tracker.freed(src.data_ptr(), f"request {req}")
+        del src
+    evidence = {"how": "natural", "requests": requests, "reused": len(reuses), "examples": reuses[:3]}
+    if not reuses:
+        return Trial(INCONCLUSIVE, f"the allocator reused no address in {requests} requests",
+                     address_reused=False, evidence=evidence, hits=probe.hits, misses=probe.misses)
+    return probe.verdict(address_reused=True, evidence=evidence)
+
+
+@scenario("cfg_two_sources", 1, "positive and negative prompt per request, max_size=2, addresses reused")
+def _cfg(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    pos_arena, neg_arena = AddressArena(SHAPE), AddressArena(SHAPE)
+    for req in range(3):
+        pos, neg = pos_arena.fresh(_content(20 + req)), neg_arena.fresh(_content(40 + req))
+        probe.begin()
+        for step in range(3):
+            probe.lookup(pos, f"request {req} positive step {step}", expect_hit=step > 0)
+            probe.lookup(neg, f"request {req} negative step {step}", expect_hit=step > 0)
+        probe.end()
+        del pos, neg
+    return probe.verdict(address_reused=True, evidence={
+        "address": f"{hex(pos_arena.address)}, {hex(neg_arena.address)}", "freed_by": "request n",
+        "reused_by": "request n+1", "how": "forced, two sources per request"})
+
+
+# --- a live source whose storage changed --------------------------------------
+
+@scenario("storage_swapped", 2, "live source rebound with set_(); a fresh tensor takes its old address")
+def _storage_swapped(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    arena = AddressArena(SHAPE)
+    a = arena.fresh(_content(12))
+    probe.begin()
+    probe.lookup(a, "request A step 0")
+    probe.lookup(a, "request A step 1", expect_hit=True)
+    probe.end()
+    a.set_(torch.empty(SHAPE))  # a lives on (so does its weakref); its old address is released
+    b = arena.fresh(_content(13))
+    probe.begin()
+    probe.lookup(b, "request B step 0")
+    probe.end()
+    return probe.verdict(address_reused=b.data_ptr() == arena.address,
+                         evidence=_forced_evidence(arena, "request A (set_ while alive)", "request B"))
+
+
+@scenario("storage_rebound", 2, "live source rebound with .data = other (no version bump); its old address reused")
+def _storage_rebound(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    arena = AddressArena(SHAPE)
+    a = arena.fresh(_content(14))
+    probe.begin()
+    probe.lookup(a, "request A step 0")
+    probe.end()
+    a.data = torch.empty(SHAPE)  # unlike set_(), this does not even bump a._version
+    b = arena.fresh(_content(15))
+    probe.begin()
+    probe.lookup(b, "request B step 0")
+    probe.end()
+    return probe.verdict(address_reused=b.data_ptr() == arena.address,
+                         evidence=_forced_evidence(arena, "request A (.data= while alive)", "request B"))
+
+
+# --- content rewritten with no version bump -----------------------------------
+
+@scenario("persistent_buffer_inference", 3,
+          "one inference-mode buffer refilled per request: same address, no version, live referent")
+def _persistent_inference(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    with torch.inference_mode():
+        buf = torch.empty(SHAPE)
+        for req in range(3):
+            probe.begin()
+            buf.copy_(_content(200 + req))
+            for step in range(2):
+                probe.lookup(buf, f"request {req} step {step}", expect_hit=step > 0)
+            probe.end()
+    return probe.verdict(address_reused=True,
+                         evidence={"address": hex(buf.data_ptr()), "how": "one buffer, refilled in place"})
+
+
+# --- the cache contract --------------------------------------------------------
+
+def _contract(checks: list[tuple[bool, str]]) -> Trial:
+    failed = [msg for ok, msg in checks if not ok]
+    return Trial(BROKEN, "; ".join(failed)) if failed else Trial(PASS)
+
+
+def _hit(cache, src, value) -> bool:
+    got = cache.get(src)
+    return got is not None and torch.equal(got, value)
+
+
+@scenario("lru_recency", 0, "max_size=2: a lookup refreshes an entry; the least recently used goes")
+def _lru(make_cache):
+    cache = make_cache(max_size=2)
+    a, b, c = _content(30), _content(31), _content(32)
+    cache.put(a, project(a))
+    cache.put(b, project(b))
+    touched = _hit(cache, a, project(a))
+    cache.put(c, project(c))
+    return _contract([(touched, "a fresh entry missed"),
+                      (cache.get(b) is None, "least recently used entry (b) was kept"),
+                      (_hit(cache, a, project(a)), "recently used entry (a) was evicted"),
+                      (_hit(cache, c, project(c)), "newest entry (c) missing")])
+
+
+@scenario("size_bound", 0, "never more than max_size entries; the newest are kept")
+def _bound(make_cache):
+    cache = make_cache(max_size=3)
+    sources = [_content(50 + i) for i in range(10)]
+    sizes = []
+    for s in sources:
+        cache.put(s, project(s))
+        sizes.append(len(cache))
+    return _contract([(max(sizes) <= 3, f"size reached {max(sizes)} > max_size 3"),
+                      (all(_hit(cache, s, project(s)) for s in sources[-3:]), "one of the 3 newest entries missing")])
+
+
+@scenario("overwrite", 0, "put twice for one source: the second value wins, one entry")
+def _overwrite(make_cache):
+    cache = make_cache(max_size=2)
+    src = _content(60)
+    first, second = project(src), project(src) + 1
+    cache.put(src, first)
+    cache.put(src, second)
+    got = cache.get(src)
+    return _contract([(got is not None and torch.equal(got, second), "first value returned after overwrite"),
+                      (len(cache) == 1, f"{len(cache)} entries after overwriting one")])
+
+
+@scenario("clear", 0, "clear() empties the cache")
+def _clear(make_cache):
+    cache = make_cache(max_size=2)
+    a, b = _content(61), _content(62)
+    cache.put(a, project(a))
+    cache.put(b, project(b))
+    cache.clear()
+    return _contract([(len(cache) == 0, f"{len(cache)} entries after clear()"),
+                      (cache.get(a) is None and cache.get(b) is None, "hit after clear()")])
+
+
+@scenario("no_keepalive", 0, "the cache never keeps a source alive")
+def _no_keepalive(make_cache):
+    cache = make_cache(max_size=2)
+    src = _content(63)
+    cache.put(src, project(src))
+    cache.get(src)
+    alive = weakref.ref(src)
+    del src
+    gc.collect()
+    return _contract([(alive() is None, "source still alive after its last reference was dropped")])
+
+
+@scenario("lazy_stale_eviction", 1, "a lookup that meets a dead source's entry removes it")
+def _lazy(make_cache):
+    cache = make_cache(max_size=2)
+    arena = AddressArena(SHAPE)
+    a = arena.fresh(_content(64))
+    cache.put(a, project(a))
+    del a
+    b = arena.fresh(_content(65))
+    got = cache.get(b)
+    return _contract([(got is None, "the dead source's value was returned"),
+                      (len(cache) == 0, f"{len(cache)} entries left after the stale lookup")])
+
+
+@scenario("proactive_stale_eviction", 1, "an insert drops dead entries before evicting a live one")
+def _proactive(make_cache):
+    cache = make_cache(max_size=2)
+    a, b, c = _content(66), _content(67), _content(68)
+    cache.put(a, project(a))
+    cache.put(b, project(b))
+    cache.get(a)  # a is now most recent, b least recent
+    del a
+    cache.put(c, project(c))
+    return _contract([(_hit(cache, b, project(b)), "live entry b was evicted while a dead entry stayed"),
+                      (_hit(cache, c, project(c)), "new entry c missing"),
+                      (len(cache) == 2, f"{len(cache)} entries, expected 2 live ones")])
+
+
+def fails_level(s: Scenario, trial: Trial) -> bool:
+    """Does this outcome keep a cache from reaching the scenario's level?"""
+    return trial.status in (FALSE_HIT, BROKEN) or (trial.status == WRONG_MISS and not s.advisory)
+
+
+def reached_level(results: list[tuple[Scenario, Trial]]) -> int:
+    """Highest level L such that no scenario at L or below failed; -1 when even the
+    L0 contract fails. Inconclusive trials neither pass nor fail a level."""
+    failed = [s.level for s, t in results if fails_level(s, t)]
+    return (min(failed) if failed else 4) - 1
+
+
+def run_scenario(s: Scenario, make_cache) -> Trial:
+    """Run one scenario against a cache factory, turning a crash into a broken trial."""
+    try:
+        return s.run(make_cache)
+    except Exception as exc:  # noqa: BLE001 - a cache that raises breaks its contract
+        return Trial(BROKEN, f"raised {type(exc).__name__}: {exc}")

@@ -1,0 +1,142 @@
+"""The cache designs' own API: the seed's drop-in contract, resolve(), fingerprint()."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import weakref
+
+import pytest
+import torch
+
+from cache_impl import (DESIGNS, CacheSpecError, HardenedCache, RequestScopedCache,
+                        SourceTensorLRUCache, fingerprint, resolve)
+
+pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+
+
+def test_seed_drop_in_api():
+    cache = SourceTensorLRUCache(max_size=2)
+    src, value = torch.randn(2, 4), torch.randn(2, 4)
+    assert cache.get(src) is None
+    cache.put(src, value)
+    assert cache.get(src) is value
+    assert len(cache) == 1
+    cache.clear()
+    assert len(cache) == 0 and cache.get(src) is None
+
+
+def test_fingerprint_fields_and_inference_tensors():
+    t = torch.zeros(3, 4)
+    assert fingerprint(t) == (t.data_ptr(), (3, 4), (4, 1), torch.float32, t.device, 0)
+    t.add_(1)
+    assert fingerprint(t)[-1] == 1
+    with torch.inference_mode():
+        inf = torch.zeros(3, 4)
+    assert fingerprint(inf)[-1] is None  # inference tensors have no version counter
+
+
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_non_tensor_source_is_a_clear_type_error(name):
+    cache = DESIGNS[name](max_size=2)
+    with pytest.raises(TypeError, match="torch.Tensor"):
+        cache.put("not a tensor", 1)
+    with pytest.raises(TypeError, match="torch.Tensor"):
+        cache.get([1, 2])
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, None])
+def test_bad_max_size_rejected(bad):
+    for factory in DESIGNS.values():
+        with pytest.raises(ValueError, match="max_size"):
+            factory(max_size=bad)
+
+
+def test_resolve_names_and_paths():
+    assert resolve("weakref") is SourceTensorLRUCache
+    assert resolve("cache_impl.hardened:HardenedCache") is HardenedCache
+    assert resolve("cache_impl:RequestScopedCache") is RequestScopedCache
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("", "empty"),
+    ("nope", "unknown cache"),
+    ("a:b:c", "malformed"),
+    (":Attr", "malformed"),
+    ("no_such_module_xyz:Cache", "cannot import"),
+    ("cache_impl:NoSuchCache", "no attribute"),
+    ("cache_impl.registry:LEVELS", "not callable"),
+    ("collections:OrderedDict", "missing put"),
+    ("builtins:len", "failed"),
+])
+def test_resolve_rejects_with_one_line(spec, message):
+    with pytest.raises(CacheSpecError, match=message) as info:
+        resolve(spec)
+    assert "\n" not in str(info.value)
+
+
+def test_hardened_fast_path_does_not_trust_ids():
+    """An id() can be reused as well; the identity fast path must check the referent."""
+    cache = HardenedCache(max_size=4)
+    src = torch.randn(2, 3)
+    cache.put(src, "value")
+    stale_id = id(src)
+    del src
+    fresh = torch.randn(2, 3)
+    assert cache.get(fresh) is None or id(fresh) != stale_id
+    assert len(cache) <= 1
+
+
+def test_hardened_put_drops_dead_entries_without_scanning():
+    cache = HardenedCache(max_size=8)
+    sources = [torch.randn(4) for _ in range(8)]
+    for s in sources:
+        cache.put(s, s * 2)
+    del sources, s
+    assert len(cache) == 0  # weakref callbacks queued the removals; len() applies them
+
+
+def test_caches_hold_no_reference_to_sources():
+    for factory in DESIGNS.values():
+        cache = factory(max_size=2)
+        src = torch.randn(3)
+        cache.put(src, torch.zeros(3))
+        ref = weakref.ref(src)
+        del src
+        assert ref() is None, factory.__name__
+
+
+def _audit(*args):
+    return subprocess.run([sys.executable, "-m", "harness", "audit", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("spec, require, code, level", [
+    ("fingerprint", "L1", 1, "L0"),
+    ("weakref", "L1", 0, "L1"),
+    ("weakref", "L2", 1, "L1"),
+    ("hardened", "L2", 0, "L2"),
+    ("request_scoped", "L3", 0, "L3"),
+])
+def test_audit_cli_levels_and_exit_codes(spec, require, code, level):
+    done = _audit(spec, "--require", require)
+    assert done.returncode == code, done.stdout + done.stderr
+    assert f"level reached: {level}" in done.stdout
+    if code:
+        assert "FAIL" in done.stdout and ("storage_swapped" in done.stdout or "freed_address_reused" in done.stdout)
+
+
+def test_audit_cli_bad_spec_is_one_line_exit_2():
+    done = _audit("no.such.module:Cache")
+    assert done.returncode == 2
+    assert done.stdout == "" and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_pytest_cache_impl_option_runs_an_outside_cache():
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:randomly",
+         "tests/test_conformance.py::test_scenario_outcome",
+         "--cache-impl", "cache_impl.weakref_lru:SourceTensorLRUCache", "--cache-level", "L2"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "storage_swapped" in done.stdout and "false hit" in done.stdout
