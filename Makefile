@@ -22,7 +22,7 @@ ifneq ($(shell cat $(STAMP) 2>/dev/null),$(TORCH_SPEC) $(PY))
 $(STAMP): FORCE
 endif
 
-.PHONY: env test repro FORCE
+.PHONY: env test repro report FORCE
 env: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -38,7 +38,15 @@ endif
 	echo "$(TORCH_SPEC) $(PY)" > $@
 
 test: $(STAMP)
-	$(ENV_PY) -m pytest -n auto $(PYTEST_ARGS)
+	$(ENV_PY) -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
 
+# The default matrix: every pipeline scenario x every design, seeds 0 and 1, on
+# CUDA when available, else CPU. REPRO_ARGS adds options, e.g. REPRO_ARGS='--device cpu'.
+REPRO_ARGS ?=
 repro: $(STAMP)
-	$(ENV_PY) -m harness audit hardened --require L0
+	$(ENV_PY) -m repro $(REPRO_ARGS)
+
+# Re-render reports/latest (or REPORT_DIR) from its results.json, without re-running.
+REPORT_DIR ?= reports/latest
+report: $(STAMP)
+	$(ENV_PY) -m harness report $(REPORT_DIR)

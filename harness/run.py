@@ -1,0 +1,205 @@
+"""The reproduction matrix: pipeline scenarios x cache designs x seeds, each
+request compared against a cache-free run of the same prompt and seed."""
+
+from __future__ import annotations
+
+import base64
+import io
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from cache_impl import resolve
+from harness.environment import describe
+from harness.metrics import compare_outputs
+from harness.results import point_latest, write_json
+from repro.pipeline import DEFAULT_PROMPTS, NEGATIVE_PROMPT, PipelineConfig, ToyHelios
+from repro.serving import STRATEGIES, address_events, cuda_memory_history, serve
+
+CONTAMINATED, CLEAN, INCONCLUSIVE = "contaminated", "clean", "inconclusive"
+
+
+@dataclass
+class RunPlan:
+    caches: list[str]
+    scenarios: list[str]
+    seeds: list[int]
+    requests: int
+    config: PipelineConfig
+    preset: str
+    device: torch.device
+    prompts: tuple[str, ...] = DEFAULT_PROMPTS
+
+
+def encode_clip(frames: torch.Tensor) -> str:
+    """(T, H, W, 3) uint8 frames -> base64 of a compressed .npy, so results.json alone
+    can re-render the report's GIFs."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, frames=frames.numpy())
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def decode_clip(text: str) -> np.ndarray:
+    return np.load(io.BytesIO(base64.b64decode(text)))["frames"]
+
+
+class KVCheck:
+    """Per request: compares every K/V the model uses with the request's own
+    (computed cache-free from its own encoder states), counting mismatches."""
+
+    def __init__(self, model: ToyHelios, sources: dict):
+        self.own = {role: model.compute_kv(src) for role, src in sources.items()}
+        self.lookups = 0
+        self.false_hits = 0
+
+    def __call__(self, step, block, branch, k, v):
+        self.lookups += 1
+        own_k, own_v = self.own[branch][block]
+        if not (torch.equal(k, own_k) and torch.equal(v, own_v)):
+            self.false_hits += 1
+
+
+def run_matrix(plan: RunPlan, out_dir: Path, progress=print, update_latest: bool = True,
+               title: str = "Address-reuse report") -> dict:
+    """Run every case, writing ``results.json`` after each one. Returns the results."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if update_latest:
+        point_latest(out_dir)
+    model = ToyHelios(plan.config, plan.device)
+    factories = {name: resolve(name) for name in plan.caches}
+    results = {
+        "title": title,
+        "environment": describe(plan.device),
+        "plan": {"caches": plan.caches, "scenarios": plan.scenarios, "seeds": plan.seeds,
+                 "requests": plan.requests, "preset": plan.preset, "steps": plan.config.steps,
+                 "prompts": list(plan.prompts), "negative_prompt": NEGATIVE_PROMPT},
+        "records": [],
+        "clips": {},  # clip id -> encoded frames, for the report
+        "complete": False,
+    }
+    references: dict = {}
+
+    def reference(prompt: str, seed: int):
+        if (prompt, seed) not in references:
+            model.install_caches(None)
+            with torch.no_grad():
+                states = model.encode_prompt(prompt), model.encode_prompt(NEGATIVE_PROMPT)
+                latents = model.generate(*states, seed)
+            references[(prompt, seed)] = (latents, model.decode(latents))
+        return references[(prompt, seed)]
+
+    total = len(plan.scenarios) * len(plan.seeds) * len(plan.caches)
+    done = 0
+    started = time.perf_counter()
+    for scenario in plan.scenarios:
+        for seed in plan.seeds:
+            requests = [(plan.prompts[i % len(plan.prompts)], seed * 1000 + i) for i in range(plan.requests)]
+            for prompt, rseed in requests:
+                reference(prompt, rseed)
+            showcase: dict = {}  # request index -> {design: frames}
+            for cache in plan.caches:
+                t0 = time.perf_counter()
+                records = run_case(model, factories[cache], scenario, cache, seed, requests, reference,
+                                   plan.device, showcase)
+                results["records"].extend(records)
+                write_json(out_dir / "results.json", results)  # an interrupted run keeps this case
+                done += 1
+                bad = sum(r["verdict"] == CONTAMINATED for r in records)
+                unsure = sum(r["verdict"] == INCONCLUSIVE for r in records)
+                progress(f"[{done:>3}/{total}] {scenario:28} {cache:15} seed {seed}: "
+                         f"{bad}/{len(records)} contaminated, {unsure} inconclusive, "
+                         f"min SSIM {min(r['ssim_min'] for r in records):.3f} ({time.perf_counter() - t0:.1f}s)")
+            _keep_showcase(results, scenario, seed, requests, showcase, reference)
+    results["complete"] = True
+    results["environment"]["seconds"] = round(time.perf_counter() - started, 2)
+    write_json(out_dir / "results.json", results)
+    return results
+
+
+def run_case(model, factory, scenario, cache, seed, requests, reference, device, showcase) -> list[dict]:
+    """One scenario x design x seed: serve the requests back to back on fresh caches."""
+    model.install_caches(factory)
+    strategy = STRATEGIES[scenario](model)
+    checks: dict[int, KVCheck] = {}
+
+    def start(index, sources):
+        checks[index] = KVCheck(model, sources)
+        return checks[index]
+
+    records = []
+    with cuda_memory_history(device) as history:
+        served = list(serve(model, strategy, requests, on_request_start=start))
+    for req in served:
+        check = checks[req.index]
+        ref_latents, ref_frames = reference(req.prompt, req.seed)
+        # Only the positive prompt differs between requests: a false hit on the
+        # (constant) negative prompt's source would return equal K/V and prove nothing.
+        reused = req.reused_from["positive"] is not None
+        contaminated = check.false_hits > 0
+        record = {
+            "scenario": scenario, "level": f"L{strategy.level}", "cache": cache, "device": str(device),
+            "seed": seed, "request_seed": req.seed, "request": req.index, "prompt": req.prompt,
+            "address_reused": reused,
+            "addresses": {role: hex(a) for role, a in req.addresses.items()},
+            "reused_from": req.reused_from,
+            "false_hits": check.false_hits, "kv_lookups": check.lookups, "kv_equal": check.false_hits == 0,
+            **compare_outputs(ref_latents, ref_frames, req.latents, req.frames),
+            "cache_stats": req.stats, "entries_after": req.entries_after,
+            "verdict": CONTAMINATED if contaminated else (CLEAN if reused else INCONCLUSIVE),
+        }
+        if "snapshot" in history:
+            record["allocator_events"] = {role: address_events(history["snapshot"], a)
+                                          for role, a in req.addresses.items()}
+        elif device.type == "cuda":
+            record["allocator_events"] = {"unavailable": history.get("unavailable", "")}
+        records.append(record)
+        showcase.setdefault(req.index, {})[cache] = (req.frames, contaminated)
+    return records
+
+
+def _keep_showcase(results, scenario, seed, requests, showcase, reference) -> None:
+    """Keep the frames of one request per scenario and seed for the report: the
+    first one that some design contaminated, with every design's output."""
+    for index in sorted(showcase):
+        if any(bad for _, bad in showcase[index].values()):
+            prompt, rseed = requests[index]
+            key = f"{scenario}/seed{seed}/request{index}"
+            results["clips"][key] = {
+                "scenario": scenario, "seed": seed, "request": index, "prompt": prompt,
+                "previous_prompt": requests[index - 1][0] if index else None,
+                "reference": encode_clip(reference(prompt, rseed)[1]),
+                "designs": {c: {"frames": encode_clip(f), "contaminated": bad}
+                            for c, (f, bad) in showcase[index].items()},
+            }
+            return
+
+
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
+
+
+def new_run_dir(root: Path = REPORTS) -> Path:
+    return root / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def summary_table(records: list[dict], caches: list[str], scenarios: list[str]) -> str:
+    """scenario x design: contaminated/total, inconclusive, min SSIM."""
+    width = max(16, *(len(c) + 2 for c in caches))
+    lines = [f"{'scenario':30}" + "".join(f"{c:>{width}}" for c in caches),
+             f"{'':30}" + "".join(f"{'bad/n inc ssim':>{width}}" for _ in caches)]
+    for s in scenarios:
+        row = f"{s:30}"
+        for c in caches:
+            rs = [r for r in records if r["scenario"] == s and r["cache"] == c]
+            if not rs:
+                row += f"{'-':>{width}}"
+                continue
+            bad = sum(r["verdict"] == CONTAMINATED for r in rs)
+            inc = sum(r["verdict"] == INCONCLUSIVE for r in rs)
+            cell = f"{bad}/{len(rs)} {inc} {min(r['ssim_min'] for r in rs):.2f}"
+            row += f"{cell:>{width}}"
+        lines.append(row)
+    return "\n".join(lines)

@@ -1,0 +1,36 @@
+"""``python -m repro``: serve back-to-back fake requests through each cache design
+and show which requests got another request's cross-attention K/V.
+
+This entry point is the top of the stack: it drives the harness (comparison,
+results, report) over the reproduction. The ``repro`` library modules never
+import ``harness``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from cache_impl import DESIGNS
+
+
+def main(argv=None) -> int:
+    from harness.cli import STRATEGIES, OneLineParser, add_run_options, execute, prepare_run
+
+    parser = OneLineParser(
+        prog="python -m repro",
+        description="Serve back-to-back fake requests through a toy Helios pipeline with each cache "
+                    "design, force the allocator to recycle addresses, and compare every request "
+                    "with a cache-free run of the same prompt and seed. Writes results.json and a "
+                    "report (md, html, GIFs, plots) into the output folder.")
+    parser.add_argument("--cache", nargs="+", metavar="SPEC", default=list(DESIGNS),
+                        help="cache designs to run: registered names or package.module:attr "
+                             f"(default: all of {', '.join(DESIGNS)})")
+    add_run_options(parser, "how addresses come back between requests (default: all)")
+    args = parser.parse_args(argv)
+    plan, out, update_latest = prepare_run(parser, args, args.cache, args.scenario or list(STRATEGIES))
+    execute(plan, out, update_latest, "Address-reuse report")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

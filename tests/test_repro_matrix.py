@@ -1,0 +1,108 @@
+"""The reproduction matrix end to end on CPU: who contaminates whom, measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from cache_impl import DESIGNS
+from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, RunPlan, run_matrix
+from repro.pipeline import preset
+from repro.serving import STRATEGIES
+
+pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+
+REQUIRED_FIELDS = {"scenario", "cache", "device", "seed", "request", "address_reused", "false_hits", "kv_equal",
+                   "latents_equal", "max_abs_err", "ssim_mean", "ssim_min", "psnr"}
+
+# scenario -> the designs that must be contaminated there; every other design must be clean.
+CONTAMINATES = {
+    "freed_address_reused": {"fingerprint"},
+    "storage_swapped": {"fingerprint", "weakref"},
+    "persistent_buffer": set(),
+    "persistent_buffer_inference": {"fingerprint", "weakref", "hardened", "torch_weak_id"},
+}
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory):
+    plan = RunPlan(caches=list(DESIGNS), scenarios=list(STRATEGIES), seeds=[0], requests=3,
+                   config=preset("tiny", steps=2), preset="tiny", device=torch.device("cpu"))
+    out = tmp_path_factory.mktemp("run")
+    return run_matrix(plan, out, progress=lambda line: None, update_latest=False), out
+
+
+def _records(results, scenario, cache):
+    return [r for r in results["records"] if r["scenario"] == scenario and r["cache"] == cache]
+
+
+@pytest.mark.parametrize("pipeline_scenario", list(CONTAMINATES))
+def test_forced_scenarios_contaminate_exactly_the_designs_below_their_level(matrix, pipeline_scenario):
+    scenario = pipeline_scenario
+    results, _ = matrix
+    for cache in DESIGNS:
+        rs = _records(results, scenario, cache)
+        assert rs[0]["verdict"] == INCONCLUSIVE  # the first request has no predecessor
+        later = rs[1:]
+        assert all(r["address_reused"] for r in later)
+        if cache in CONTAMINATES[scenario]:
+            assert all(r["verdict"] == CONTAMINATED and not r["kv_equal"] for r in later), cache
+            # visibly the previous prompt, not a subtle numeric drift
+            assert min(r["ssim_min"] for r in later) < 0.5, cache
+        else:
+            assert all(r["verdict"] == CLEAN and r["kv_equal"] and r["latents_equal"] for r in later), cache
+            assert all(r["ssim_min"] == 1.0 and r["psnr"] is None for r in later), cache
+
+
+def test_natural_reuse_is_measured_not_assumed(matrix):
+    results, _ = matrix
+    for r in (r for r in results["records"] if r["scenario"] == "natural_reuse"):
+        if not r["address_reused"]:
+            assert r["verdict"] in (INCONCLUSIVE, CONTAMINATED)
+        if r["verdict"] == CONTAMINATED:
+            assert r["cache"] == "fingerprint" and r["address_reused"]
+
+
+def test_results_file_is_complete_and_well_formed(matrix):
+    results, out = matrix
+    on_disk = json.loads((out / "results.json").read_text())
+    assert on_disk["complete"] is True
+    assert len(on_disk["records"]) == len(STRATEGIES) * len(DESIGNS) * 3
+    for r in on_disk["records"]:
+        assert REQUIRED_FIELDS <= r.keys()
+    env = on_disk["environment"]
+    assert {"torch", "device_name", "allocator", "git_revision"} <= env.keys()
+
+
+def test_interrupted_run_keeps_finished_cases(tmp_path):
+    plan = RunPlan(caches=["fingerprint", "hardened"], scenarios=["freed_address_reused"], seeds=[0],
+                   requests=2, config=preset("tiny", steps=2), preset="tiny", device=torch.device("cpu"))
+    calls = []
+
+    def progress(line):
+        calls.append(line)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_matrix(plan, tmp_path, progress=progress, update_latest=False)
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["complete"] is False
+    assert {r["cache"] for r in saved["records"]} == {"fingerprint"}
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_cli_writes_results_and_summary(tmp_path):
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "repro", "--cache", "fingerprint", "hardened", "--scenario",
+                           "freed_address_reused", "--requests", "2", "--steps", "2", "--seed", "0",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "[  2/2]" in done.stdout and "freed_address_reused" in done.stdout
+    results = json.loads((out / "results.json").read_text())
+    by_cache = {r["cache"]: r for r in results["records"] if r["request"] == 1}
+    assert by_cache["fingerprint"]["verdict"] == CONTAMINATED and by_cache["hardened"]["verdict"] == CLEAN
