@@ -1,38 +1,91 @@
-"""Command line: ``python -m harness audit SPEC [--require L1]``."""
+"""Command line: ``python -m harness audit|compare|report``."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from pathlib import Path
 
 from cache_impl import DESIGNS, LEVELS, CacheSpecError, resolve
 from harness.audit import audit
+from harness.cli import STRATEGIES, OneLineParser, add_run_options, execute, prepare_run
+from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
+from repro.scenarios import get_scenario
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m harness",
         description="Prove whether a tensor-keyed cache can hand one request another's values.")
     sub = parser.add_subparsers(dest="command", required=True)
+    specs = f"a registered design ({', '.join(DESIGNS)}) or package.module:attr"
+
     a = sub.add_parser("audit", help="run the scenario catalogue against one cache",
                        description="Run every scenario of the catalogue against SPEC, print the outcome "
                                    "table and the guarantee level reached. Exit 0 when the level meets "
                                    "--require, 1 when it does not, 2 for bad usage.")
-    a.add_argument("spec", help=f"a registered design ({', '.join(DESIGNS)}) or package.module:attr")
+    a.add_argument("spec", help=specs)
     a.add_argument("--require", choices=LEVELS, default="L1",
                    help="the level the cache must reach for exit 0 (default: L1, the seed fix)")
+
+    c = sub.add_parser("compare", help="before/after report for two caches; a CI gate",
+                       description="Serve the pipeline scenarios up to the required level with BEFORE "
+                                   "and AFTER, write the before/after report, and exit 1 when AFTER "
+                                   "contaminates any request (3 when no request was conclusive).")
+    c.add_argument("--before", required=True, metavar="SPEC", help=specs)
+    c.add_argument("--after", required=True, metavar="SPEC", help=specs)
+    c.add_argument("--require", choices=LEVELS[1:], default="L1",
+                   help="run every pipeline scenario up to this level (default: L1, freed and reused "
+                        "addresses: the seed's bug)")
+    add_run_options(c, "pipeline scenarios to run (default: all up to --require)")
+
+    r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)")
+    r.add_argument("folder", nargs="?", type=Path, default=REPORTS / "latest",
+                   help="a run folder holding results.json (default: reports/latest)")
     return parser
+
+
+def compare(parser, args) -> int:
+    required = LEVELS.index(args.require)
+    scenarios = args.scenario or [s for s in STRATEGIES if get_scenario(s).level <= required]
+    if args.before == args.after:
+        parser.error("--before and --after name the same cache")
+    plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], scenarios)
+    results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}")
+    after = [r for r in results["records"] if r["cache"] == args.after]
+    bad = [r for r in after if r["verdict"] == CONTAMINATED]
+    if bad:
+        print(f"FAIL: after ({args.after}) contaminated {len(bad)} request(s):")
+        for r in bad:
+            print(f"  {r['scenario']} seed {r['seed']} request {r['request']} ({r['prompt']!r}): "
+                  f"{r['false_hits']}/{r['kv_lookups']} K/V lookups returned another request's K/V, "
+                  f"min SSIM {r['ssim_min']:.2f}")
+        return 1
+    if all(r["verdict"] == INCONCLUSIVE for r in after):
+        print(f"INCONCLUSIVE: no request of {args.after} had its address reused; nothing was proven")
+        return 3
+    print(f"PASS: after ({args.after}) contaminated no request in {', '.join(scenarios)}")
+    return 0
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "audit":
+        try:
+            factory = resolve(args.spec)
+        except CacheSpecError as exc:
+            parser.error(str(exc))
+        return audit(args.spec, factory, LEVELS.index(args.require))
+    if args.command == "compare":
+        return compare(parser, args)
+    from harness.report import write_report
     try:
-        factory = resolve(args.spec)
-    except CacheSpecError as exc:
+        write_report(args.folder)
+    except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return audit(args.spec, factory, LEVELS.index(args.require))
+    print(f"report: {args.folder / 'report.md'}  {args.folder / 'report.html'}")
+    return 0
 
 
 if __name__ == "__main__":
