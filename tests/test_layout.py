@@ -1,0 +1,32 @@
+"""Imports go one way: harness -> repro -> cache_impl."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN = {"cache_impl": {"repro", "harness"}, "repro": {"harness"}, "harness": set()}
+
+
+def _imported_packages(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", list(FORBIDDEN))
+def test_imports_go_one_way(package):
+    for path in sorted((ROOT / package).glob("*.py")):
+        if package == "repro" and path.name == "__main__.py":
+            continue  # the command line is the top of the stack: it drives the harness
+        wrong = _imported_packages(path) & FORBIDDEN[package]
+        assert not wrong, f"{path.relative_to(ROOT)} imports {wrong}"
