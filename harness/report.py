@@ -29,6 +29,7 @@ from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip  # noqa: 
 PANEL_SCALE = 2
 LABEL_HEIGHT = 28
 GIF_FRAME_MS = 250
+GIF_COLOURS = 32
 
 
 # --- blocks: one content model, two renderers -----------------------------------
@@ -159,8 +160,12 @@ def side_by_side(panels: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
 
 
 def write_gif(path: Path, frames: list[np.ndarray]) -> None:
+    # 32 colours without dithering: the clips are flat shapes on smooth backgrounds,
+    # and a dithered full palette triples the file for no visible gain.
+    flat = [np.asarray(Image.fromarray(f).quantize(GIF_COLOURS, dither=Image.Dither.NONE).convert("RGB"))
+            for f in frames]
     buf = io.BytesIO()
-    iio.imwrite(buf, np.stack(frames), extension=".gif", duration=GIF_FRAME_MS, loop=0)
+    iio.imwrite(buf, np.stack(flat), extension=".gif", duration=GIF_FRAME_MS, loop=0)
     write_atomic(path, buf.getvalue())
 
 
