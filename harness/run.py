@@ -149,6 +149,7 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
             "false_hits": check.false_hits, "kv_lookups": check.lookups, "kv_equal": check.false_hits == 0,
             **compare_outputs(ref_latents, ref_frames, req.latents, req.frames),
             "cache_stats": req.stats, "entries_after": req.entries_after,
+            "entries_dropped": req.entries_dropped,
             "verdict": CONTAMINATED if contaminated else (CLEAN if reused else INCONCLUSIVE),
         }
         if "snapshot" in history:

@@ -126,6 +126,7 @@ class ServedRequest:
     reused_from: dict  # role -> which earlier request last held that address (None if fresh)
     stats: dict  # cache hits and misses during this request
     entries_after: int  # entries held by all caches at the end of the request
+    entries_dropped: int  # entries the caches let go during the request: stale, or evicted by the bound
     evidence: dict = field(default_factory=dict)
 
 
@@ -148,6 +149,7 @@ def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, 
             reused_from = {role: tracker.reused_from(addr) for role, addr in addresses.items()}
             request_observe = on_request_start(index, sources) if on_request_start else observe
             before = dict(model.stats)
+            held_before = sum(len(c) for c in model.caches())
             for cache in model.caches():
                 if hasattr(cache, "begin_request"):
                     cache.begin_request()
@@ -157,11 +159,13 @@ def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, 
                     cache.end_request()
             frames = model.decode(latents)
         stats = {k: model.stats[k] - before[k] for k in before}
+        held_after = sum(len(c) for c in model.caches())
+        inserted = stats["text_misses"] + stats["kv_misses"]  # every miss inserts one entry
         for role, addr in addresses.items():
             tracker.freed(addr, f"request {index} ({role})")
         strategy.release(sources)
         yield ServedRequest(index, prompt, seed, latents, frames, addresses, reused_from, stats,
-                            sum(len(c) for c in model.caches()))
+                            held_after, held_before + inserted - held_after)
 
 
 @contextlib.contextmanager

@@ -106,3 +106,36 @@ def test_cli_writes_results_and_summary(tmp_path):
     results = json.loads((out / "results.json").read_text())
     by_cache = {r["cache"]: r for r in results["records"] if r["request"] == 1}
     assert by_cache["fingerprint"]["verdict"] == CONTAMINATED and by_cache["hardened"]["verdict"] == CLEAN
+
+
+def test_entries_dropped_counts_stale_entries(matrix):
+    """Forced reuse with the weakref design: each later request finds the previous
+    request's entries dead and drops them; the pre-fix cache drops none (it hits them)."""
+    results, _ = matrix
+    weak = _records(results, "freed_address_reused", "weakref")
+    pre = _records(results, "freed_address_reused", "fingerprint")
+    assert all(r["entries_dropped"] > 0 for r in weak[1:])
+    assert all(r["entries_dropped"] == 0 for r in pre[1:])
+
+
+def _compare(capsys, tmp_path, *args):
+    from harness.__main__ import main
+    code = main(["compare", *args, "--seed", "0", "--requests", "2", "--steps", "2", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    return code, out
+
+
+@pytest.mark.parametrize("before, after, require, code", [
+    ("fingerprint", "hardened", "L1", 0),
+    ("hardened", "fingerprint", "L1", 1),
+    ("fingerprint", "hardened", "L3", 1),
+    ("fingerprint", "request_scoped", "L3", 0),
+])
+def test_compare_gate(capsys, tmp_path, before, after, require, code):
+    got, out = _compare(capsys, tmp_path, "--before", before, "--after", after, "--require", require)
+    assert got == code, out[-3000:]
+    if code:
+        assert f"FAIL: after ({after}) contaminated" in out and "request 1" in out
+    else:
+        assert f"PASS: after ({after})" in out
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "report.md").is_file()
