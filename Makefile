@@ -22,7 +22,7 @@ ifneq ($(shell cat $(STAMP) 2>/dev/null),$(TORCH_SPEC) $(PY))
 $(STAMP): FORCE
 endif
 
-.PHONY: env test repro report FORCE
+.PHONY: env test repro report bench FORCE
 env: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -50,3 +50,7 @@ repro: $(STAMP)
 REPORT_DIR ?= reports/latest
 report: $(STAMP)
 	$(ENV_PY) -m harness report $(REPORT_DIR)
+
+# Costs per design, side by side in one run: reports/bench/bench.json and bench.md.
+bench: $(STAMP)
+	$(ENV_PY) -m harness bench

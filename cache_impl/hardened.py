@@ -23,18 +23,14 @@ class _SourceRef(weakref.ref):
     __slots__ = ("key", "value", "source_id")
 
 
-def _still_matches(source, key) -> bool:
-    """Does ``source`` still have fingerprint ``key``? Field by field: cheaper than
-    building a new fingerprint. ``version`` is None only for inference tensors,
-    and a tensor cannot stop or start being one."""
+def _has_fingerprint(t, key) -> bool:
+    """Does ``t`` still have fingerprint ``key``? Field by field, cheapest first:
+    cheaper than building a fingerprint. ``version`` is None only for inference
+    tensors, and a tensor cannot stop or start being one. The device is implied
+    by the address."""
     ptr, shape, stride, dtype, _device, version = key
-    return (
-        source.data_ptr() == ptr
-        and (version is None or source._version == version)
-        and source.dtype is dtype
-        and source.shape == shape
-        and source.stride() == stride
-    )
+    return (t.data_ptr() == ptr and (version is None or t._version == version)
+            and t.dtype is dtype and t.shape == shape and t.stride() == stride)
 
 
 class HardenedCache:
@@ -67,21 +63,24 @@ class HardenedCache:
         # *is* the cached source and still has the key's fingerprint. id() alone
         # proves nothing (ids are reused too); `ref() is source` proves identity.
         ref = self._by_id.get(id(source))
-        if ref is not None and ref() is source and _still_matches(source, ref.key):
+        if ref is not None and ref() is source and _has_fingerprint(source, ref.key):
             try:
                 self._entries.move_to_end(ref.key)
             except KeyError:
                 pass  # evicted by another thread meanwhile; the value is still this source's
             return ref.value
         key = fingerprint(source)
+        ref = self._entries.get(key)
+        if ref is None:
+            return None  # a plain miss needs no lock
         with self._lock:
             if self._dead:
                 self._drop_dead()
-            ref = self._entries.get(key)
-            if ref is None:
-                return None
+                ref = self._entries.get(key)
+                if ref is None:
+                    return None
             referent = ref()
-            if referent is None or (referent is not source and fingerprint(referent) != key):
+            if referent is None or (referent is not source and not _has_fingerprint(referent, key)):
                 self._forget(ref)  # freed, or alive with its storage swapped
                 return None
             self._entries.move_to_end(key)

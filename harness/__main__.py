@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "addresses: the seed's bug)")
     add_run_options(c, "pipeline scenarios to run (default: all up to --require)")
 
+    sub.add_parser("bench", help="measure lookup, put and end-to-end costs per design (reports/bench/)",
+                   description="Measure every design side by side in one process and write "
+                               "reports/bench/bench.json and bench.md.")
+
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)")
     r.add_argument("folder", nargs="?", type=Path, default=REPORTS / "latest",
                    help="a run folder holding results.json (default: reports/latest)")
@@ -78,6 +82,10 @@ def main(argv=None) -> int:
         return audit(args.spec, factory, LEVELS.index(args.require))
     if args.command == "compare":
         return compare(parser, args)
+    if args.command == "bench":
+        from harness.bench import run_bench
+        run_bench()
+        return 0
     from harness.report import write_report
     try:
         write_report(args.folder)

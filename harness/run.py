@@ -47,6 +47,30 @@ def decode_clip(text: str) -> np.ndarray:
     return np.load(io.BytesIO(base64.b64decode(text)))["frames"]
 
 
+class References:
+    """Cache-free runs of ``(prompt, seed)``, computed once: (latents, frames)."""
+
+    def __init__(self, model: ToyHelios):
+        self.model = model
+        self._done: dict = {}
+
+    def __call__(self, prompt: str, seed: int):
+        if (prompt, seed) not in self._done:
+            model = self.model
+            caches = model.text_cache, model.kv_caches
+            model.install_caches(None)
+            with torch.no_grad():
+                latents = model.generate(model.encode_prompt(prompt), model.encode_prompt(NEGATIVE_PROMPT), seed)
+            model.text_cache, model.kv_caches = caches
+            self._done[(prompt, seed)] = (latents, model.decode(latents))
+        return self._done[(prompt, seed)]
+
+
+def case_requests(prompts, seed: int, count: int) -> list[tuple[str, int]]:
+    """The back-to-back requests of one case: prompts in turn, a noise seed each."""
+    return [(prompts[i % len(prompts)], seed * 1000 + i) for i in range(count)]
+
+
 class KVCheck:
     """Per request: compares every K/V the model uses with the request's own
     (computed cache-free from its own encoder states), counting mismatches."""
@@ -81,23 +105,14 @@ def run_matrix(plan: RunPlan, out_dir: Path, progress=print, update_latest: bool
         "clips": {},  # clip id -> encoded frames, for the report
         "complete": False,
     }
-    references: dict = {}
-
-    def reference(prompt: str, seed: int):
-        if (prompt, seed) not in references:
-            model.install_caches(None)
-            with torch.no_grad():
-                states = model.encode_prompt(prompt), model.encode_prompt(NEGATIVE_PROMPT)
-                latents = model.generate(*states, seed)
-            references[(prompt, seed)] = (latents, model.decode(latents))
-        return references[(prompt, seed)]
+    reference = References(model)
 
     total = len(plan.scenarios) * len(plan.seeds) * len(plan.caches)
     done = 0
     started = time.perf_counter()
     for scenario in plan.scenarios:
         for seed in plan.seeds:
-            requests = [(plan.prompts[i % len(plan.prompts)], seed * 1000 + i) for i in range(plan.requests)]
+            requests = case_requests(plan.prompts, seed, plan.requests)
             for prompt, rseed in requests:
                 reference(prompt, rseed)
             showcase: dict = {}  # request index -> {design: frames}
@@ -120,7 +135,7 @@ def run_matrix(plan: RunPlan, out_dir: Path, progress=print, update_latest: bool
     return results
 
 
-def run_case(model, factory, scenario, cache, seed, requests, reference, device, showcase) -> list[dict]:
+def run_case(model, factory, scenario, cache, seed, requests, reference, device, showcase=None) -> list[dict]:
     """One scenario x design x seed: serve the requests back to back on fresh caches."""
     model.install_caches(factory)
     strategy = STRATEGIES[scenario](model)
@@ -158,7 +173,8 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
         elif device.type == "cuda":
             record["allocator_events"] = {"unavailable": history.get("unavailable", "")}
         records.append(record)
-        showcase.setdefault(req.index, {})[cache] = (req.frames, contaminated)
+        if showcase is not None:
+            showcase.setdefault(req.index, {})[cache] = (req.frames, contaminated)
     return records
 
 

@@ -10,7 +10,10 @@ import pytest
 import torch
 
 from cache_impl import DESIGNS
-from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, RunPlan, run_matrix
+from cache_impl import resolve
+from harness.run import (CLEAN, CONTAMINATED, INCONCLUSIVE, References, RunPlan, case_requests, run_case,
+                         run_matrix)
+from repro.pipeline import DEFAULT_PROMPTS, ToyHelios
 from repro.pipeline import preset
 from repro.serving import STRATEGIES
 
@@ -139,3 +142,25 @@ def test_compare_gate(capsys, tmp_path, before, after, require, code):
     else:
         assert f"PASS: after ({after})" in out
     assert (tmp_path / "report.html").is_file() and (tmp_path / "report.md").is_file()
+
+
+@pytest.fixture(scope="module")
+def sweep_model():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = ToyHelios(preset("tiny"), device)
+    return model, References(model)
+
+
+def test_sweep_case(sweep_model, sweep_case):
+    """One scenario x design x seed of the sweep (``--sweep-seeds N``; spread it with ``-n``)."""
+    scenario, cache, seed = sweep_case
+    model, reference = sweep_model
+    records = run_case(model, resolve(cache), scenario, cache, seed, case_requests(DEFAULT_PROMPTS, seed, 3),
+                       reference, model.device)
+    contaminated = [r for r in records if r["verdict"] == CONTAMINATED]
+    if scenario == "natural_reuse":
+        assert all(r["address_reused"] and cache == "fingerprint" for r in contaminated)
+    elif cache in CONTAMINATES[scenario]:
+        assert len(contaminated) == len(records) - 1
+    else:
+        assert not contaminated

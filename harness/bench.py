@@ -1,0 +1,244 @@
+"""``make bench``: what each cache design costs, measured side by side in one process.
+
+Per-call figures are medians over repeats, the designs interleaved round-robin
+within each repeat so that machine noise falls on all of them alike; compare
+designs by the ratios from one run, not across runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from cache_impl import DESIGNS
+from harness.environment import describe
+from harness.results import write_atomic, write_json
+from harness.run import REPORTS, RunPlan, run_matrix
+from repro.allocator import AddressArena
+from repro.pipeline import NEGATIVE_PROMPT, ToyHelios, preset
+from repro.serving import STRATEGIES
+
+SHAPE = (1, 512, 64)  # a prompt's encoder states: 512 tokens (width shrunk; the key cost does not depend on it)
+SIZES = (2, 64, 4096)
+
+
+def interleaved(fns: dict, number: int, repeats: int) -> dict[str, float]:
+    """Median ns per call of each zero-argument callable, run round-robin."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter_ns()
+            for _ in range(number):
+                fn()
+            samples[name].append((time.perf_counter_ns() - start) / number)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def batched(setups: dict, repeats: int) -> dict[str, float]:
+    """Median ns per call for paths that consume their state (stale lookups, puts).
+    Each setup returns ``(calls, n)``: a callable making n calls, timed as a whole."""
+    samples: dict[str, list[float]] = {name: [] for name in setups}
+    for _ in range(repeats):
+        for name, setup in setups.items():
+            calls, n = setup()
+            start = time.perf_counter_ns()
+            calls()
+            samples[name].append((time.perf_counter_ns() - start) / n)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def lookup_costs(repeats: int = 9, number: int = 20_000) -> dict:
+    caches, live = {}, {}
+    src, other = torch.randn(SHAPE), torch.randn(SHAPE)
+    view = src.view(src.shape)  # a new view object of the same live tensor
+    for name, factory in DESIGNS.items():
+        caches[name] = factory(max_size=2)
+        caches[name].put(src, torch.zeros(1))
+        live[name] = caches[name].get(view) is not None
+    paths = {
+        "hit (same object)": {n: (lambda c=c: c.get(src)) for n, c in caches.items()},
+        "hit (new view object)": {n: (lambda c=c: c.get(view)) for n, c in caches.items()},
+        "miss": {n: (lambda c=c: c.get(other)) for n, c in caches.items()},
+    }
+    out = {path: interleaved(fns, number, repeats) for path, fns in paths.items()}
+    out["stale (dead source)"] = batched({n: _stale_setup(f, rebind=False) for n, f in DESIGNS.items()}, repeats)
+    out["stale (rebound source)"] = batched({n: _stale_setup(f, rebind=True) for n, f in DESIGNS.items()}, repeats)
+    notes = {n: "misses on view objects" for n, hit in live.items() if not hit}
+    return {"ns_per_call": out, "notes": notes}
+
+
+def _stale_setup(factory, rebind: bool, n: int = 256):
+    """n entries whose sources were freed (or rebound with set_), then a fresh
+    tensor at each old address: every lookup meets a stale entry."""
+    def setup():
+        cache = factory(max_size=n)
+        arenas = [AddressArena((4, 4)) for _ in range(n)]
+        sources = [a.fresh(torch.randn(4, 4)) for a in arenas]
+        for s in sources:
+            cache.put(s, torch.zeros(1))
+        if rebind:
+            for s in sources:
+                s.set_(torch.empty(4, 4))
+            setup.kept = sources
+        del sources
+        fresh = [a.fresh(torch.randn(4, 4)) for a in arenas]
+
+        def calls():
+            for t in fresh:
+                cache.get(t)
+        return calls, n
+    return setup
+
+
+def size_costs(repeats: int = 5, puts: int = 200) -> dict:
+    """put (each one evicting) and hit cost on a cache filled to max_size."""
+    put_ns, get_ns = {}, {}
+    for size in SIZES:
+        def put_setup(factory, size=size):
+            def setup():
+                cache = factory(max_size=size)
+                pool = [torch.empty(4) for _ in range(size + puts)]
+                for s in pool[:size]:
+                    cache.put(s, 0)
+                setup.pool = pool  # keep every source alive: no stale entries here
+
+                def calls():
+                    for s in pool[size:]:
+                        cache.put(s, 0)
+                return calls, puts
+            return setup
+        put_ns[size] = batched({n: put_setup(f) for n, f in DESIGNS.items()}, repeats)
+        gets = {}
+        for name, factory in DESIGNS.items():
+            cache = factory(max_size=size)
+            pool = [torch.empty(4) for _ in range(size)]
+            for s in pool:
+                cache.put(s, 0)
+            gets[name] = (lambda c=cache, s=pool[size // 2], keep=pool: c.get(s))
+        get_ns[size] = interleaved(gets, 5_000, repeats)
+    return {"put_ns": put_ns, "get_hit_ns": get_ns}
+
+
+# Analytic FLOPs at real dimensions. The cached work per block is the K and V
+# projections of the prompt; the rest of a block is assumed to be a Wan-style DiT
+# block over the video tokens (assumptions stated, not measured).
+REAL = {"blocks": 40, "dim": 5120, "text_tokens": 512, "text_dim": 4096, "ffn": 13824,
+        "video_tokens": 32760}  # 81 frames at 480x832: 21x60x104 latents, 1x2x2 patches
+
+
+def analytic_flops(r: dict = REAL) -> dict:
+    d, n, l = r["dim"], r["video_tokens"], r["text_tokens"]
+    cached = 2 * (2 * l * d * d)  # K and V projections of the prompt, per block
+    text_proj = 2 * l * r["text_dim"] * d  # once per step
+    block = (4 * 2 * n * d * d  # self-attention q, k, v, o
+             + 2 * 2 * n * n * d  # self-attention scores and weighted sum
+             + 2 * 2 * n * d * d  # cross-attention q, o
+             + 2 * 2 * n * l * d  # cross-attention scores and weighted sum
+             + 2 * 2 * n * d * r["ffn"]  # feed-forward
+             + cached)
+    total = r["blocks"] * block + text_proj
+    saved = r["blocks"] * cached + text_proj
+    return {"assumptions": r, "cached_flops_per_step": saved, "total_flops_per_step": total,
+            "cached_share": saved / total}
+
+
+def request_latency(preset_name: str, device: torch.device, requests: int = 5) -> dict:
+    """Request latency, cached (hardened) vs cache-free, interleaved."""
+    cfg = preset(preset_name)
+    model = ToyHelios(cfg, device)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    neg = model.encode_prompt(NEGATIVE_PROMPT)
+    pos = model.encode_prompt("red circle moving right")
+    times = {"cache-free": [], "cached (hardened)": []}
+    for i in range(requests + 1):
+        for label, factory in (("cache-free", None), ("cached (hardened)", DESIGNS["hardened"])):
+            model.install_caches(factory)
+            sync()
+            start = time.perf_counter()
+            with torch.no_grad():
+                model.generate(pos, neg, seed=i)
+            sync()
+            if i:  # the first round warms up
+                times[label].append(time.perf_counter() - start)
+    free, cached = (statistics.median(times[k]) for k in times)
+    return {"preset": preset_name, "device": str(device), "steps": cfg.steps,
+            "cache_free_ms": free * 1e3, "cached_ms": cached * 1e3,
+            "saved_ms_per_step": (free - cached) * 1e3 / cfg.steps, "saved_share": 1 - cached / free}
+
+
+def matrix_seconds() -> float:
+    plan = RunPlan(caches=list(DESIGNS), scenarios=list(STRATEGIES), seeds=[0, 1], requests=3,
+                   config=preset("tiny"), preset="tiny", device=torch.device("cpu"))
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        run_matrix(plan, Path(tmp), progress=lambda line: None, update_latest=False)
+        return time.perf_counter() - start
+
+
+def _table(title: str, rows: dict, columns: list, fmt=lambda v: f"{v:,.0f}") -> list[str]:
+    lines = [f"### {title}", "", "| | " + " | ".join(str(c) for c in columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for label, values in rows.items():
+        lines.append(f"| {label} | " + " | ".join(fmt(values[c]) if c in values else "-" for c in columns) + " |")
+    return lines + [""]
+
+
+def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    designs = list(DESIGNS)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    result = {"environment": describe(device)}
+    progress("lookup paths ...")
+    result["lookup"] = lookup_costs()
+    progress("size sweep ...")
+    result["sizes"] = size_costs()
+    progress("request latency ...")
+    result["latency"] = [request_latency("tiny", torch.device("cpu"))]
+    if device.type == "cuda":
+        result["latency"].append(request_latency("helios", device))
+    result["flops"] = analytic_flops()
+    progress("default repro matrix ...")
+    result["matrix_seconds"] = matrix_seconds()
+    look, sizes = result["lookup"]["ns_per_call"], result["sizes"]
+    checks = {
+        "hardened hit / weakref hit": look["hit (same object)"]["hardened"] / look["hit (same object)"]["weakref"],
+        "hardened put at 4096 / put at 2": sizes["put_ns"][4096]["hardened"] / sizes["put_ns"][2]["hardened"],
+        "hardened miss / weakref miss": look["miss"]["hardened"] / look["miss"]["weakref"],
+        "hardened stale (dead) / weakref stale (dead)":
+            look["stale (dead source)"]["hardened"] / look["stale (dead source)"]["weakref"],
+    }
+    result["ratios"] = checks
+
+    md = [f"## Cache benchmark ({result['environment']['device_name']}, {result['environment']['cpu_count']} cores, "
+          f"torch {result['environment']['torch']})", "",
+          "Medians over repeats, designs interleaved in one process; ns per call.", ""]
+    md += _table("Lookup paths (max_size=2; stale paths: 256 entries)", look, designs)
+    if result["lookup"]["notes"]:
+        md += [", ".join(f"{k}: {v}" for k, v in result["lookup"]["notes"].items()),
+               "weakref and fingerprint *hit* on a rebound source: that is the stale value, not a miss.", ""]
+    md += _table("put (evicting) on a filled cache, by max_size", {d: {s: sizes["put_ns"][s][d] for s in SIZES}
+                                                                    for d in designs}, list(SIZES))
+    md += _table("get hit on a filled cache, by max_size", {d: {s: sizes["get_hit_ns"][s][d] for s in SIZES}
+                                                            for d in designs}, list(SIZES))
+    md += ["### Ratios from this run", ""] + [f"- {k}: {v:.2f}" for k, v in checks.items()] + [""]
+    md += ["### End to end", ""]
+    for lat in result["latency"]:
+        md.append(f"- {lat['preset']} on {lat['device']}, {lat['steps']} steps: cache-free "
+                  f"{lat['cache_free_ms']:.1f} ms, cached {lat['cached_ms']:.1f} ms per request; saves "
+                  f"{lat['saved_ms_per_step']:.2f} ms per denoise step ({lat['saved_share']:.1%}).")
+    if device.type != "cuda":
+        md.append("- helios preset: not measured (no GPU on this machine).")
+    f = result["flops"]
+    md += [f"- At real Helios dimensions the cached projections are {f['cached_flops_per_step'] / 1e12:.2f} "
+           f"TFLOP of {f['total_flops_per_step'] / 1e15:.2f} PFLOP per step and branch: "
+           f"{f['cached_share']:.2%} (analytic; {f['assumptions']['video_tokens']} video tokens assumed).",
+           f"- Default `make repro` matrix: {result['matrix_seconds']:.1f} s after set-up.", ""]
+    text = "\n".join(md)
+    write_json(out_dir / "bench.json", result)
+    write_atomic(out_dir / "bench.md", text + "\n")
+    print(text)
+    return result
