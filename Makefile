@@ -22,7 +22,7 @@ ifneq ($(shell cat $(STAMP) 2>/dev/null),$(TORCH_SPEC) $(PY))
 $(STAMP): FORCE
 endif
 
-.PHONY: env test repro report bench FORCE
+.PHONY: env test repro report bench selfcheck FORCE
 env: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -54,3 +54,7 @@ report: $(STAMP)
 # Costs per design, side by side in one run: reports/bench/bench.json and bench.md.
 bench: $(STAMP)
 	$(ENV_PY) -m harness bench
+
+# How we know the harness catches bugs: mutation kill rate, concurrency, memory.
+selfcheck: $(STAMP)
+	$(ENV_PY) -m harness selfcheck

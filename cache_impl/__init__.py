@@ -4,7 +4,7 @@ Each design states its guarantee level (L0-L3, see README): the highest class of
 allocator situation in which it never returns another source's value.
 """
 
-from cache_impl.fingerprint import fingerprint
+from cache_impl.keys import fingerprint
 from cache_impl.fingerprint_lru import FingerprintLRUCache
 from cache_impl.hardened import HardenedCache, RequestScopedCache
 from cache_impl.registry import DESIGNS, LEVELS, CacheSpecError, declared_level, resolve

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from cache_impl.fingerprint import check_max_size, fingerprint
+from cache_impl.keys import check_max_size, fingerprint
 
 
 class FingerprintLRUCache:

@@ -14,7 +14,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from cache_impl.fingerprint import check_max_size, fingerprint
+from cache_impl.keys import check_max_size, fingerprint
 
 
 class _SourceRef(weakref.ref):

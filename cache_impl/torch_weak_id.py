@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import threading
 
-from torch.utils.weak import WeakIdKeyDictionary
+from torch.utils.weak import WeakIdKeyDictionary, _IterationGuard
 
-from cache_impl.fingerprint import check_max_size, fingerprint
+from cache_impl.keys import check_max_size, fingerprint
 
 
 class WeakIdCache:
@@ -46,8 +46,12 @@ class WeakIdCache:
         with self._lock:
             self._entries.pop(source, None)
             self._entries[source] = (key, value)
-            while len(self._entries.data) > self.max_size:
-                del self._entries.data[next(iter(self._entries.data))]
+            # A source dying in another thread runs a removal callback; inside the
+            # dictionary's own iteration guard that removal waits, so picking the
+            # oldest key never meets "dictionary changed size during iteration".
+            with _IterationGuard(self._entries):
+                while len(self._entries.data) > self.max_size:
+                    del self._entries.data[next(iter(self._entries.data))]
 
     def clear(self) -> None:
         with self._lock:

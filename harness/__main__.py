@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "addresses: the seed's bug)")
     add_run_options(c, "pipeline scenarios to run (default: all up to --require)")
 
+    sub.add_parser("selfcheck", help="mutation kill rate, concurrency and memory of the designs",
+                   description="Audit every deliberately broken variant of the hardened design (all must "
+                               "be killed), stress every design from several threads, and count what "
+                               "each holds after 1,000 requests. Exit 1 if a mutant survives.")
     sub.add_parser("bench", help="measure lookup, put and end-to-end costs per design (reports/bench/)",
                    description="Measure every design side by side in one process and write "
                                "reports/bench/bench.json and bench.md.")
@@ -82,6 +86,9 @@ def main(argv=None) -> int:
         return audit(args.spec, factory, LEVELS.index(args.require))
     if args.command == "compare":
         return compare(parser, args)
+    if args.command == "selfcheck":
+        from harness.selfcheck import main as selfcheck
+        return selfcheck()
     if args.command == "bench":
         from harness.bench import run_bench
         run_bench()

@@ -10,6 +10,17 @@ def level_name(level: int) -> str:
     return LEVELS[level] if level >= 0 else "none (L0 contract broken)"
 
 
+def first_failure(factory, level: int):
+    """The first catalogue scenario at or below ``level`` that the cache fails, as
+    ``(scenario, trial)``, or None when it reaches the level."""
+    for s in CATALOGUE:
+        if s.level <= level:
+            trial = run_scenario(s, factory)
+            if fails_level(s, trial):
+                return s, trial
+    return None
+
+
 def audit(spec: str, factory, require: int, out=print) -> int:
     """Print the per-scenario table and the level reached; return the exit code:
     0 when the level meets ``require``, 1 otherwise."""

@@ -353,7 +353,10 @@ def write_report(folder: Path, results: dict | None = None, title: str = "Addres
         path = folder / "results.json"
         if not path.is_file():
             raise FileNotFoundError(f"no results.json in {folder}")
-        results = json.loads(path.read_text())
+        try:
+            results = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not valid JSON: {exc}") from None
     if not results.get("records"):
         raise ValueError(f"{folder}: results hold no records to report")
     title = results.get("title", title)

@@ -203,6 +203,23 @@ def _same_address_views(make_cache):
     return probe.verdict()
 
 
+@scenario("same_object_reinterpreted", 0,
+          "a live source rebound with .data = a view of its own memory: other shape, stride or dtype")
+def _reinterpreted(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    rebinds = (("shape (4,4) -> (2,4)", lambda t: t[:2]),
+               ("stride (4,1) -> (1,4)", lambda t: t.t()),
+               ("dtype float32 -> int32", lambda t: t.view(torch.int32)))
+    sources = [_content(8 + i, shape=(4, 4)) for i in range(len(rebinds))]  # all alive throughout
+    probe.begin()
+    for (label, rebind), src in zip(rebinds, sources):
+        probe.lookup(src, f"{label}: before")
+        src.data = rebind(src)  # same address, same version counter, new layout
+        probe.lookup(src, f"{label}: after")
+    probe.end()
+    return probe.verdict()
+
+
 @scenario("in_place_update", 0, "a live source updated in place (version bump) mid-request")
 def _in_place(make_cache):
     probe = Probe(make_cache(max_size=2))
@@ -262,6 +279,35 @@ def _freed(make_cache):
 @scenario("inference_freed_reused", 1, "the same, with inference-mode tensors (no version counter)")
 def _inference_freed(make_cache):
     return _freed_then_reused(make_cache, inference=True)
+
+
+@scenario("freed_id_and_address_reused", 1,
+          "source freed; the next tensor gets its address *and* its Python id()")
+def _freed_id(make_cache, attempts: int = 20):
+    probe = Probe(make_cache(max_size=2))
+    arena = AddressArena(SHAPE)
+    same_id = 0
+    for attempt in range(attempts):  # CPython usually hands the freed object's memory to the next one
+        content_b = _content(300 + attempt)  # made first, so that it does not take the freed memory
+        a = arena.fresh(_content(200 + attempt))
+        probe.begin()
+        probe.lookup(a, f"attempt {attempt} request A")
+        probe.end()
+        old_id = id(a)
+        del a
+        b = arena.fresh(content_b)
+        same_id += id(b) == old_id
+        probe.begin()
+        probe.lookup(b, f"attempt {attempt} request B" + (" (same id)" if id(b) == old_id else ""))
+        probe.end()
+        del b
+        if same_id:
+            break
+    evidence = {**_forced_evidence(arena, "request A", "request B"), "same_id_attempts": f"{same_id}/{attempt + 1}"}
+    if not same_id:
+        return Trial(INCONCLUSIVE, f"CPython reused no freed tensor's id in {attempts} attempts",
+                     address_reused=True, evidence=evidence, hits=probe.hits, misses=probe.misses)
+    return probe.verdict(address_reused=True, evidence=evidence)
 
 
 @scenario("natural_reuse", 1, "free and allocate as a server does; the allocator decides")

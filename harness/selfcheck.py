@@ -1,0 +1,133 @@
+"""``make selfcheck``: how we know the harness catches bugs.
+
+- mutation kill rate: every deliberately broken variant of ``hardened`` must fail
+  the audit at the level it claims;
+- concurrency: threads serving requests through one shared cache;
+- memory: what each design holds after many requests, counted, not assumed.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import weakref
+
+import torch
+
+from cache_impl import DESIGNS, LEVELS
+from harness.audit import first_failure
+from harness.mutants import MUTANTS, WEAKREF_WITHOUT_LOCK, build
+from repro.scenarios import SHAPE, project
+
+
+def kill_table(out=print) -> tuple[int, int]:
+    """Audit every mutant; print mutant, killed or alive, the first killing scenario."""
+    killed = 0
+    out(f"{'mutant':30} {'drops':62} result")
+    for m in MUTANTS:
+        cls = build(m)
+        failure = first_failure(cls, LEVELS.index(cls.level))
+        killed += failure is not None
+        verdict = f"killed by {failure[0].name} ({failure[1].status})" if failure else "ALIVE"
+        out(f"{m.name:30} {m.breaks[:62]:62} {verdict}")
+    out(f"killed {killed}/{len(MUTANTS)}")
+    return killed, len(MUTANTS)
+
+
+def stress_threads(factory, threads: int = 4, requests: int = 150, max_size: int = 8, steps: int = 3) -> dict:
+    """Several threads serve requests through one shared cache, each with its own
+    sources, allocated and freed concurrently. Counts exceptions, false hits and
+    the largest size seen."""
+    cache = factory(max_size=max_size)
+    lock = threading.Lock()
+    stats = {"exceptions": [], "false_hits": 0, "lookups": 0, "max_len": 0}
+
+    def serve(seed: int):
+        g = torch.Generator().manual_seed(seed)
+        try:
+            for _ in range(requests):
+                sources = [torch.randn(SHAPE, generator=g) for _ in range(2)]
+                false_hits = 0
+                for _ in range(steps):
+                    for src in sources:
+                        value = cache.get(src)
+                        if value is None:
+                            cache.put(src, project(src))
+                        elif not torch.equal(value, project(src)):
+                            false_hits += 1
+                size = len(cache)
+                with lock:
+                    stats["false_hits"] += false_hits
+                    stats["lookups"] += steps * len(sources)
+                    stats["max_len"] = max(stats["max_len"], size)
+                del sources, src, value
+        except Exception as exc:  # noqa: BLE001 - recorded: any exception is a finding
+            with lock:
+                stats["exceptions"].append(f"{type(exc).__name__}: {exc}")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # switch threads often: races show up in fewer requests
+    try:
+        workers = [threading.Thread(target=serve, args=(i,)) for i in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return stats
+
+
+def memory_after(factory, requests: int = 1000, max_size: int = 2) -> dict:
+    """Serve ``requests`` requests (two sources each, freed after the request) and
+    count, by weak references, the values and sources the cache keeps alive."""
+    cache = factory(max_size=max_size)
+    value_refs: list = []
+    peak_values = peak_bytes = kept_sources = 0
+    for _ in range(requests):
+        if hasattr(cache, "begin_request"):
+            cache.begin_request()
+        sources = [torch.randn(SHAPE) for _ in range(2)]
+        for _ in range(3):
+            for src in sources:
+                if cache.get(src) is None:
+                    value = project(src)
+                    cache.put(src, value)
+                    value_refs.append(weakref.ref(value))
+                    del value
+        if hasattr(cache, "end_request"):
+            cache.end_request()
+        source_refs = [weakref.ref(s) for s in sources]
+        del sources, src
+        kept_sources += sum(r() is not None for r in source_refs)
+        value_refs = [r for r in value_refs if r() is not None]
+        peak_values = max(peak_values, len(value_refs))
+        peak_bytes = max(peak_bytes, sum(r().nbytes for r in value_refs if r() is not None))
+    fresh = torch.randn(SHAPE)
+    cache.put(fresh, project(fresh))  # the next insert: dead sources' values should go now
+    stale_after_insert = sum(r() is not None for r in value_refs)
+    return {"peak_values": peak_values, "peak_bytes": peak_bytes, "kept_sources": kept_sources,
+            "stale_values_after_next_insert": stale_after_insert, "len": len(cache)}
+
+
+def main() -> int:
+    started = time.perf_counter()
+    print("mutation kill rate: deliberately broken variants of hardened / request_scoped")
+    killed, total = kill_table()
+    print("\nconcurrency: 4 threads x 150 requests through one shared cache (max_size=8)")
+    print(f"{'design':15} {'exceptions':>10} {'false hits':>12} {'max len':>8}")
+    for name, factory in DESIGNS.items():
+        s = stress_threads(factory)
+        print(f"{name:15} {len(s['exceptions']):>10} {s['false_hits']:>5}/{s['lookups']:<6} {s['max_len']:>8}")
+    control = stress_threads(build(WEAKREF_WITHOUT_LOCK))
+    print(f"{'control: weakref without its lock':34} {len(control['exceptions'])} exceptions, e.g. "
+          f"{(control['exceptions'] or ['none'])[0][:60]}")
+    print("\nmemory after 1,000 requests (max_size=2, two sources per request)")
+    print(f"{'design':15} {'peak values':>12} {'peak bytes':>11} {'sources kept':>13} {'stale after insert':>19}")
+    for name, factory in DESIGNS.items():
+        m = memory_after(factory)
+        print(f"{name:15} {m['peak_values']:>12} {m['peak_bytes']:>11,} {m['kept_sources']:>13} "
+              f"{m['stale_values_after_next_insert']:>19}")
+    print(f"\n{time.perf_counter() - started:.1f}s")
+    return 0 if killed == total else 1
