@@ -12,7 +12,7 @@ from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from repro.scenarios import get_scenario
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> OneLineParser:
     parser = OneLineParser(
         prog="python -m harness",
         description="Prove whether a tensor-keyed cache can hand one request another's values.")

@@ -131,13 +131,13 @@ REAL = {"blocks": 40, "dim": 5120, "text_tokens": 512, "text_dim": 4096, "ffn": 
 
 
 def analytic_flops(r: dict = REAL) -> dict:
-    d, n, l = r["dim"], r["video_tokens"], r["text_tokens"]
-    cached = 2 * (2 * l * d * d)  # K and V projections of the prompt, per block
-    text_proj = 2 * l * r["text_dim"] * d  # once per step
+    d, n, text = r["dim"], r["video_tokens"], r["text_tokens"]
+    cached = 2 * (2 * text * d * d)  # K and V projections of the prompt, per block
+    text_proj = 2 * text * r["text_dim"] * d  # once per step
     block = (4 * 2 * n * d * d  # self-attention q, k, v, o
              + 2 * 2 * n * n * d  # self-attention scores and weighted sum
              + 2 * 2 * n * d * d  # cross-attention q, o
-             + 2 * 2 * n * l * d  # cross-attention scores and weighted sum
+             + 2 * 2 * n * text * d  # cross-attention scores and weighted sum
              + 2 * 2 * n * d * r["ffn"]  # feed-forward
              + cached)
     total = r["blocks"] * block + text_proj

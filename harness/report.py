@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
 from cache_impl import LEVELS, CacheSpecError, declared_level, resolve  # noqa: E402
+from harness.metrics import frame_ssim  # noqa: E402
 from harness.results import write_atomic  # noqa: E402
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip  # noqa: E402
 
@@ -182,38 +183,35 @@ def _legend_below(fig, axes) -> None:
     fig.tight_layout(rect=(0, 0.08, 1, 1))
 
 
-def plot_ssim(records: list[dict], caches: list[str], scenarios: list[str], path: Path) -> None:
-    """Per scenario: min SSIM of each request (x) for each design (a line)."""
-    fig, axes = plt.subplots(1, len(scenarios), figsize=(3.2 * len(scenarios), 3.2), squeeze=False,
-                             sharey=True)
-    for ax, scenario in zip(axes[0], scenarios):
-        for cache in caches:
-            rs = [r for r in records if r["scenario"] == scenario and r["cache"] == cache]
-            ax.plot(range(len(rs)), [r["ssim_min"] for r in rs], marker="o", ms=3, label=cache)
+def _ssim_panels(panels: list, xlabel: str, ylabel: str, path: Path) -> None:
+    """One subplot per ``(title, [(label, values), ...])``, SSIM on 0..1 with the
+    1.0 (identical) line marked, a shared legend below."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels), 3.2), squeeze=False, sharey=True)
+    for ax, (title, lines) in zip(axes[0], panels):
+        for label, values in lines:
+            ax.plot(range(len(values)), values, marker="o", ms=3, label=label)
         ax.axhline(1.0, color="gray", ls="--", lw=1)
-        ax.set_title(scenario, fontsize=8)
-        ax.set_xlabel("request (seed-major)", fontsize=8)
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
         ax.set_ylim(0, 1.05)
-    axes[0][0].set_ylabel("min SSIM to reference")
+    axes[0][0].set_ylabel(ylabel)
     _legend_below(fig, axes)
     _save_figure(fig, path)
+
+
+def plot_ssim(records: list[dict], caches: list[str], scenarios: list[str], path: Path) -> None:
+    """Per scenario: min SSIM of each request (x) for each design (a line)."""
+    panels = [(scenario, [(cache, [r["ssim_min"] for r in records
+                                   if r["scenario"] == scenario and r["cache"] == cache]) for cache in caches])
+              for scenario in scenarios]
+    _ssim_panels(panels, "request (seed-major)", "min SSIM to reference", path)
 
 
 def plot_frame_ssim(showcases: list[tuple[str, np.ndarray, dict[str, np.ndarray]]], path: Path) -> None:
     """SSIM per frame of each design's output against the reference, one panel per showcase."""
-    from harness.metrics import frame_ssim
-    fig, axes = plt.subplots(1, len(showcases), figsize=(3.4 * len(showcases), 3.2), squeeze=False,
-                             sharey=True)
-    for ax, (title, reference, designs) in zip(axes[0], showcases):
-        for cache, frames in designs.items():
-            ax.plot(frame_ssim(reference, frames), marker="o", ms=3, label=cache)
-        ax.axhline(1.0, color="gray", ls="--", lw=1)
-        ax.set_title(title, fontsize=8)
-        ax.set_xlabel("frame", fontsize=8)
-        ax.set_ylim(0, 1.05)
-    axes[0][0].set_ylabel("SSIM to reference")
-    _legend_below(fig, axes)
-    _save_figure(fig, path)
+    panels = [(title, [(cache, frame_ssim(reference, frames)) for cache, frames in designs.items()])
+              for title, reference, designs in showcases]
+    _ssim_panels(panels, "frame", "SSIM to reference", path)
 
 
 # --- the report -------------------------------------------------------------------

@@ -25,9 +25,17 @@ class AddressArena:
         """A new tensor at the arena's address holding ``content``. Under
         ``torch.inference_mode()`` it is an inference tensor (no version counter).
         The previous tensor from this arena must be dead, or it sees the new content."""
+        return self.prepare(content)()
+
+    def prepare(self, content: torch.Tensor):
+        """Write ``content`` now; return a call that makes the fresh tensor later.
+        That call allocates no Python object but the tensor itself, so when it
+        directly follows the death of the previous tensor, CPython hands the new
+        tensor the old one's memory: the same ``id()`` as well as the same address."""
         with torch.no_grad():
             self._buffer.copy_(content)
-        return torch.from_dlpack(self._buffer)
+        capsule = torch.utils.dlpack.to_dlpack(self._buffer)
+        return lambda: torch.utils.dlpack.from_dlpack(capsule)
 
 
 class ReuseTracker:

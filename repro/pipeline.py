@@ -17,7 +17,6 @@ Caching is on only without grad, as in the real model.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, replace
 from typing import Callable

@@ -9,7 +9,6 @@ import shutil
 import subprocess
 
 import imageio.v3 as iio
-import numpy as np
 import pytest
 import torch
 

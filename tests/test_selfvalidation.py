@@ -35,9 +35,12 @@ def test_shared_cache_under_threads(name):
 
 
 def test_stress_catches_a_missing_lock():
-    """The same stress on the seed-fix design with its lock removed: the race shows."""
-    stats = stress_threads(build(WEAKREF_WITHOUT_LOCK), requests=300)
-    assert stats["exceptions"], "the thread stress did not catch an unlocked cache"
+    """The same stress on the seed-fix design with its lock removed: the race shows.
+    A race is a matter of timing, so up to five rounds; each one alone caught it in
+    nearly every run measured."""
+    unlocked = build(WEAKREF_WITHOUT_LOCK)
+    caught = any(stress_threads(unlocked, requests=300)["exceptions"] for _ in range(5))
+    assert caught, "five rounds of thread stress did not catch an unlocked cache"
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
