@@ -4,8 +4,9 @@ The seed fix trusts any live referent. But a live tensor can have its storage
 swapped (``src.set_(other)``, ``src.data = other``): the Python object and its
 weakref live on while the old address is freed and handed to the next request.
 So on a hit this design checks that the referent *still* has the key's
-fingerprint. Dead entries are dropped by weakref callbacks, not by scanning on
-every insert, so ``put`` costs the same at any size.
+fingerprint. A dead source's entry is dropped by its weakref callback when the
+source dies, not by scanning on every insert, so ``put`` costs the same at any
+size and a lookup rarely meets a stale entry.
 """
 
 from __future__ import annotations
@@ -55,8 +56,26 @@ class HardenedCache:
         self.max_size = check_max_size(max_size)
         self._entries: OrderedDict = OrderedDict()  # fingerprint -> _SourceRef
         self._by_id: dict = {}  # id(source) -> _SourceRef, for the identity fast path
-        self._dead: list = []  # refs whose source died; filled by weakref callbacks
+        self._dead: list = []  # refs whose source died while the lock was busy
         self._lock = threading.Lock()
+        cache = weakref.ref(self)  # the callback must not keep the cache alive
+
+        def source_died(ref: _SourceRef) -> None:
+            # Runs wherever the source dies: any thread, or inside this cache's own
+            # call (GC). Never wait for the lock: if it is busy, leave the ref for
+            # the next call that holds it.
+            this = cache()
+            if this is None:
+                return
+            if this._lock.acquire(blocking=False):
+                try:
+                    this._forget(ref)
+                finally:
+                    this._lock.release()
+            else:
+                this._dead.append(ref)
+
+        self._source_died = source_died
 
     def get(self, source):
         # Fast path, lock-free (each dict operation is atomic): the lookup tensor
@@ -88,7 +107,7 @@ class HardenedCache:
 
     def put(self, source, value) -> None:
         key = fingerprint(source)
-        ref = _SourceRef(source, self._dead.append)
+        ref = _SourceRef(source, self._source_died)
         ref.key, ref.value, ref.source_id = key, value, id(source)
         with self._lock:
             if self._dead:

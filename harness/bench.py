@@ -7,6 +7,8 @@ designs by the ratios from one run, not across runs.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import statistics
 import tempfile
 import time
@@ -26,15 +28,30 @@ SHAPE = (1, 512, 64)  # a prompt's encoder states: 512 tokens (width shrunk; the
 SIZES = (2, 64, 4096)
 
 
+@contextlib.contextmanager
+def _no_gc():
+    """Timed sections run without the cyclic GC, as timeit's do: a collection
+    landing in one design's turn is noise, not that design's cost."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def interleaved(fns: dict, number: int, repeats: int) -> dict[str, float]:
     """Median ns per call of each zero-argument callable, run round-robin."""
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
-            start = time.perf_counter_ns()
-            for _ in range(number):
-                fn()
-            samples[name].append((time.perf_counter_ns() - start) / number)
+            with _no_gc():
+                start = time.perf_counter_ns()
+                for _ in range(number):
+                    fn()
+                samples[name].append((time.perf_counter_ns() - start) / number)
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
@@ -45,9 +62,10 @@ def batched(setups: dict, repeats: int) -> dict[str, float]:
     for _ in range(repeats):
         for name, setup in setups.items():
             calls, n = setup()
-            start = time.perf_counter_ns()
-            calls()
-            samples[name].append((time.perf_counter_ns() - start) / n)
+            with _no_gc():
+                start = time.perf_counter_ns()
+                calls()
+                samples[name].append((time.perf_counter_ns() - start) / n)
     return {name: statistics.median(v) for name, v in samples.items()}
 
 

@@ -54,7 +54,7 @@ MUTANTS = [
            (("hardened", "if ref is not None and ref() is source and _has_fingerprint(source, ref.key):",
              "if ref is not None and _has_fingerprint(source, ref.key):"),)),
     Mutant("no_liveness_check", "the liveness guard: dead sources' entries are kept and trusted",
-           (("hardened", "ref = _SourceRef(source, self._dead.append)", "ref = _SourceRef(source)"),
+           (("hardened", "ref = _SourceRef(source, self._source_died)", "ref = _SourceRef(source)"),
             ("hardened", "if referent is None or (referent is not source",
              "if referent is not None and (referent is not source"),
             ("hardened", "return ref.value\n\n    def put", "return ref.value if referent is not None else "
@@ -73,7 +73,7 @@ MUTANTS = [
            (("hardened", "            self._entries.clear()\n            self._by_id.clear()\n"
              "            self._dead.clear()\n", "            pass\n"),)),
     Mutant("no_proactive_eviction", "proactive eviction: dead entries are not dropped before the bound evicts",
-           (("hardened", "ref = _SourceRef(source, self._dead.append)", "ref = _SourceRef(source)"),)),
+           (("hardened", "ref = _SourceRef(source, self._source_died)", "ref = _SourceRef(source)"),)),
     Mutant("no_lazy_eviction", "lazy eviction: a lookup that meets a dead entry leaves it in place",
            (("hardened", "                self._forget(ref)  # freed, or alive with its storage swapped\n",
              "                pass\n"),

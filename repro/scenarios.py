@@ -313,6 +313,48 @@ def _freed_id(make_cache, attempts: int = 20):
     return probe.verdict(address_reused=True, evidence=evidence)
 
 
+@scenario("source_dies_during_eviction", 1,
+          "a source whose last reference was a cached value dies inside put(); its address and id reused; "
+          "the lookup that meets its entry removes it")
+def _dies_during_eviction(make_cache, attempts: int = 20):
+    cache = make_cache(max_size=2)
+    arena = AddressArena(SHAPE)
+    padding, found, left, same_id = [], [], [], 0
+    for attempt in range(attempts):
+        padding.extend(torch.empty(0) for _ in range(attempt))
+        a = arena.fresh(_content(400 + attempt))
+        holder, third = _content(500 + attempt), _content(600 + attempt)
+        cache.put(holder, a[:])  # this value, a view, is what keeps `a` alive below
+        cache.put(a, project(a))
+        old_id, value_b, third_value = id(a), None, project(third)
+        make_b = arena.prepare(_content(700 + attempt))
+        del a
+        cache.put(third, third_value)  # evicts holder's entry: `a` dies inside the cache's own call
+        b = make_b()
+        same_id += id(b) == old_id
+        value_b = cache.get(b)
+        if value_b is not None and not torch.equal(value_b, project(b)):
+            found.append(f"attempt {attempt}" + (" (same id)" if id(b) == old_id else ""))
+        elif len(cache) != 1:  # only `third` is alive and cached now
+            left.append(f"attempt {attempt}: {len(cache)} entries, 1 live")
+        del b, holder, third
+        cache.clear()
+        if same_id or found or left:
+            break
+    evidence = {**_forced_evidence(arena, "a source evicted inside put()", "the next request"),
+                "same_id_attempts": f"{same_id}/{attempt + 1}"}
+    if found:
+        return Trial(FALSE_HIT, "the dead source's value was returned at: " + _first(found),
+                     address_reused=True, evidence=evidence)
+    if left:
+        return Trial(BROKEN, "a lookup met the dead entry and left it in place: " + _first(left),
+                     address_reused=True, evidence=evidence)
+    if not same_id:
+        return Trial(INCONCLUSIVE, f"CPython reused no freed tensor's id in {attempts} attempts",
+                     address_reused=True, evidence=evidence)
+    return Trial(PASS, address_reused=True, evidence=evidence)
+
+
 @scenario("natural_reuse", 1, "free and allocate as a server does; the allocator decides")
 def _natural(make_cache, requests: int = 24):
     probe = Probe(make_cache(max_size=2))

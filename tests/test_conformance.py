@@ -21,6 +21,7 @@ EXPECTED_FAILURES = {
     ("fingerprint", "freed_address_reused"): FALSE_HIT,
     ("fingerprint", "inference_freed_reused"): FALSE_HIT,
     ("fingerprint", "freed_id_and_address_reused"): FALSE_HIT,
+    ("fingerprint", "source_dies_during_eviction"): FALSE_HIT,
     ("fingerprint", "natural_reuse"): FALSE_HIT,
     ("fingerprint", "cfg_two_sources"): FALSE_HIT,
     ("fingerprint", "storage_swapped"): FALSE_HIT,
