@@ -14,7 +14,7 @@ from repro.scenarios import CATALOGUE
 
 # Stateful search budgets: "ci" keeps the suite fast; "soak" is for a long hunt
 # (pytest --hypothesis-profile soak).
-settings.register_profile("ci", max_examples=150, stateful_step_count=20, deadline=None, database=None)
+settings.register_profile("ci", max_examples=300, stateful_step_count=20, deadline=None, database=None)
 settings.register_profile("soak", max_examples=5000, stateful_step_count=60, deadline=None, database=None)
 settings.load_profile("ci")
 
