@@ -69,7 +69,7 @@ def batched(setups: dict, repeats: int) -> dict[str, float]:
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def lookup_costs(repeats: int = 9, number: int = 20_000) -> dict:
+def lookup_costs(repeats: int = 21, number: int = 10_000) -> dict:
     caches, live = {}, {}
     src, other = torch.randn(SHAPE), torch.randn(SHAPE)
     view = src.view(src.shape)  # a new view object of the same live tensor
