@@ -45,16 +45,20 @@ class HardenedCache:
 
     Fast path: when the lookup tensor *is* the cached source (the usual case
     across denoise steps), an identity map finds the entry and only the fields
-    that can change on a live tensor are compared. Thread-safe: weakref
-    callbacks only append to a list; every insert and removal happens under one
-    lock, and the lock-free fast path only reorders.
+    that can change on a live tensor are compared. Thread-safe: every insert
+    and removal happens under one lock (a weakref callback that finds it busy
+    leaves its entry for the next call), and the lock-free fast path only
+    reorders.
     """
 
     level = "L2"
 
     def __init__(self, max_size: int = 2):
         self.max_size = check_max_size(max_size)
-        self._entries: OrderedDict = OrderedDict()  # fingerprint -> _SourceRef
+        self._entries: dict = {}  # fingerprint -> _SourceRef
+        # Recency, oldest first, keyed by id(ref): an int hashes for free, a
+        # fingerprint tuple does not, and the fast path reorders on every hit.
+        self._recency: OrderedDict = OrderedDict()  # id(ref) -> _SourceRef
         self._by_id: dict = {}  # id(source) -> _SourceRef, for the identity fast path
         self._dead: list = []  # refs whose source died while the lock was busy
         self._lock = threading.Lock()
@@ -84,7 +88,7 @@ class HardenedCache:
         ref = self._by_id.get(id(source))
         if ref is not None and ref() is source and _has_fingerprint(source, ref.key):
             try:
-                self._entries.move_to_end(ref.key)
+                self._recency.move_to_end(id(ref))
             except KeyError:
                 pass  # evicted by another thread meanwhile; the value is still this source's
             return ref.value
@@ -102,7 +106,7 @@ class HardenedCache:
             if referent is None or (referent is not source and not _has_fingerprint(referent, key)):
                 self._forget(ref)  # freed, or alive with its storage swapped
                 return None
-            self._entries.move_to_end(key)
+            self._recency.move_to_end(id(ref))
             return ref.value
 
     def put(self, source, value) -> None:
@@ -116,13 +120,15 @@ class HardenedCache:
             if old is not None:
                 self._forget(old)
             self._entries[key] = ref
+            self._recency[id(ref)] = ref
             self._by_id[ref.source_id] = ref
-            while len(self._entries) > self.max_size:
-                self._forget(self._entries.popitem(last=False)[1])
+            while len(self._recency) > self.max_size:
+                self._forget(self._recency.popitem(last=False)[1])
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._recency.clear()
             self._by_id.clear()
             self._dead.clear()
 
@@ -130,13 +136,14 @@ class HardenedCache:
         with self._lock:
             if self._dead:
                 self._drop_dead()
-            return len(self._entries)
+            return len(self._recency)
 
     def _forget(self, ref: _SourceRef) -> None:
-        """Remove one entry from both maps (caller holds the lock). Each step is
+        """Remove one entry from every map (caller holds the lock). Each step is
         one atomic dict operation, so the lock-free fast path never sees a torn map."""
         if self._entries.get(ref.key) is ref:
             del self._entries[ref.key]
+        self._recency.pop(id(ref), None)  # ref is alive here, so its id is its own
         if self._by_id.get(ref.source_id) is ref:
             del self._by_id[ref.source_id]
 

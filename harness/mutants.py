@@ -62,16 +62,16 @@ MUTANTS = [
     Mutant("no_referent_recheck", "the referent recheck: a live source with swapped storage is trusted",
            (("hardened", "(referent is not source and not _has_fingerprint(referent, key))", "False"),)),
     Mutant("no_lru_recency", "LRU recency: a hit does not refresh its entry",
-           (("hardened", "                self._entries.move_to_end(ref.key)\n", "                pass\n"),
-            ("hardened", "            self._entries.move_to_end(key)\n", ""))),
-    Mutant("no_bound", "the size bound", (("hardened", "while len(self._entries) > self.max_size:",
+           (("hardened", "                self._recency.move_to_end(id(ref))\n", "                pass\n"),
+            ("hardened", "            self._recency.move_to_end(id(ref))\n            return", "            return"))),
+    Mutant("no_bound", "the size bound", (("hardened", "while len(self._recency) > self.max_size:",
                                             "while False:"),)),
     Mutant("no_overwrite", "overwrite: a second put for the same source keeps the first value",
            (("hardened", "            if old is not None:\n                self._forget(old)\n",
              "            if old is not None:\n                return\n"),)),
     Mutant("clear_does_nothing", "clear()",
-           (("hardened", "            self._entries.clear()\n            self._by_id.clear()\n"
-             "            self._dead.clear()\n", "            pass\n"),)),
+           (("hardened", "            self._entries.clear()\n            self._recency.clear()\n"
+             "            self._by_id.clear()\n            self._dead.clear()\n", "            pass\n"),)),
     Mutant("no_proactive_eviction", "proactive eviction: dead entries are not dropped before the bound evicts",
            (("hardened", "ref = _SourceRef(source, self._source_died)", "ref = _SourceRef(source)"),)),
     Mutant("no_lazy_eviction", "lazy eviction: a lookup that meets a dead entry leaves it in place",
@@ -81,7 +81,7 @@ MUTANTS = [
              "                ref = self._entries.get(key)\n                if ref is None:\n"
              "                    return None\n", ""),
             ("hardened", "            if self._dead:\n                self._drop_dead()\n"
-             "            return len(self._entries)", "            return len(self._entries)"))),
+             "            return len(self._recency)", "            return len(self._recency)"))),
     Mutant("keeps_source_alive", "never keeping a source alive: it pins every source it sees",
            (("hardened", "ref.key, ref.value, ref.source_id = key, value, id(source)",
              "ref.key, ref.value, ref.source_id = key, value, id(source)\n"
