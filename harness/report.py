@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 from cache_impl import LEVELS, CacheSpecError, declared_level, resolve  # noqa: E402
 from harness.metrics import frame_ssim  # noqa: E402
 from harness.results import write_atomic  # noqa: E402
-from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip  # noqa: E402
+from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip, tally  # noqa: E402
 
 PANEL_SCALE = 2
 LABEL_HEIGHT = 28
@@ -235,12 +235,11 @@ def verdict_line(records: list[dict]) -> str:
 
 
 def _cell(rs: list[dict]) -> str:
-    bad = sum(r["verdict"] == CONTAMINATED for r in rs)
-    unsure = sum(r["verdict"] == INCONCLUSIVE for r in rs)
-    conclusive = len(rs) - unsure
-    state = CONTAMINATED if bad else (CLEAN if conclusive else INCONCLUSIVE)
-    return f"{state} {bad}/{conclusive}" + (f" (+{unsure} inc.)" if unsure else "") + \
-        f", SSIM {min(r['ssim_min'] for r in rs):.2f}"
+    t = tally(rs)
+    conclusive = t["requests"] - t["inconclusive"]
+    state = CONTAMINATED if t["contaminated"] else (CLEAN if conclusive else INCONCLUSIVE)
+    return (f"{state} {t['contaminated']}/{conclusive}" + (f" (+{t['inconclusive']} inc.)" if t["inconclusive"] else "")
+            + f", SSIM {t['ssim_min']:.2f}")
 
 
 def build_blocks(results: dict, folder: Path, title: str) -> list:

@@ -18,9 +18,10 @@ from harness.environment import describe
 from harness.metrics import compare_outputs
 from harness.results import point_latest, write_json
 from repro.pipeline import DEFAULT_PROMPTS, NEGATIVE_PROMPT, PipelineConfig, ToyHelios
+from repro.scenarios import INCONCLUSIVE
 from repro.serving import STRATEGIES, address_events, cuda_memory_history, serve
 
-CONTAMINATED, CLEAN, INCONCLUSIVE = "contaminated", "clean", "inconclusive"
+CONTAMINATED, CLEAN = "contaminated", "clean"  # request verdicts; INCONCLUSIVE as in the catalogue
 
 
 @dataclass
@@ -123,11 +124,10 @@ def run_matrix(plan: RunPlan, out_dir: Path, progress=print, update_latest: bool
                 results["records"].extend(records)
                 write_json(out_dir / "results.json", results)  # an interrupted run keeps this case
                 done += 1
-                bad = sum(r["verdict"] == CONTAMINATED for r in records)
-                unsure = sum(r["verdict"] == INCONCLUSIVE for r in records)
+                t = tally(records)
                 progress(f"[{done:>3}/{total}] {scenario:28} {cache:15} seed {seed}: "
-                         f"{bad}/{len(records)} contaminated, {unsure} inconclusive, "
-                         f"min SSIM {min(r['ssim_min'] for r in records):.3f} ({time.perf_counter() - t0:.1f}s)")
+                         f"{t['contaminated']}/{t['requests']} contaminated, {t['inconclusive']} inconclusive, "
+                         f"min SSIM {t['ssim_min']:.3f} ({time.perf_counter() - t0:.1f}s)")
             _keep_showcase(results, scenario, seed, requests, showcase, reference)
     results["complete"] = True
     results["environment"]["seconds"] = round(time.perf_counter() - started, 2)
@@ -202,6 +202,14 @@ def new_run_dir(root: Path = REPORTS) -> Path:
     return root / datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
+def tally(records: list[dict]) -> dict:
+    """Counts over some request records: contaminated, inconclusive, all, lowest SSIM."""
+    return {"contaminated": sum(r["verdict"] == CONTAMINATED for r in records),
+            "inconclusive": sum(r["verdict"] == INCONCLUSIVE for r in records),
+            "requests": len(records),
+            "ssim_min": min(r["ssim_min"] for r in records)}
+
+
 def summary_table(records: list[dict], caches: list[str], scenarios: list[str]) -> str:
     """scenario x design: contaminated/total, inconclusive, min SSIM."""
     width = max(16, *(len(c) + 2 for c in caches))
@@ -214,9 +222,8 @@ def summary_table(records: list[dict], caches: list[str], scenarios: list[str]) 
             if not rs:
                 row += f"{'-':>{width}}"
                 continue
-            bad = sum(r["verdict"] == CONTAMINATED for r in rs)
-            inc = sum(r["verdict"] == INCONCLUSIVE for r in rs)
-            cell = f"{bad}/{len(rs)} {inc} {min(r['ssim_min'] for r in rs):.2f}"
+            t = tally(rs)
+            cell = f"{t['contaminated']}/{t['requests']} {t['inconclusive']} {t['ssim_min']:.2f}"
             row += f"{cell:>{width}}"
         lines.append(row)
     return "\n".join(lines)
