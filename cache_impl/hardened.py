@@ -24,16 +24,6 @@ class _SourceRef(weakref.ref):
     __slots__ = ("key", "value", "source_id")
 
 
-def _has_fingerprint(t, key) -> bool:
-    """Does ``t`` still have fingerprint ``key``? Field by field, cheapest first:
-    cheaper than building a fingerprint. ``version`` is None only for inference
-    tensors, and a tensor cannot stop or start being one. The device is implied
-    by the address."""
-    ptr, shape, stride, dtype, _device, version = key
-    return (t.data_ptr() == ptr and (version is None or t._version == version)
-            and t.dtype is dtype and t.shape == shape and t.stride() == stride)
-
-
 class HardenedCache:
     """LRU cache keyed by fingerprint, guarded by a weakref *and* a recheck of the
     referent's fingerprint. Guarantee level L2.
@@ -86,12 +76,19 @@ class HardenedCache:
         # *is* the cached source and still has the key's fingerprint. id() alone
         # proves nothing (ids are reused too); `ref() is source` proves identity.
         ref = self._by_id.get(id(source))
-        if ref is not None and ref() is source and _has_fingerprint(source, ref.key):
-            try:
-                self._recency.move_to_end(id(ref))
-            except KeyError:
-                pass  # evicted by another thread meanwhile; the value is still this source's
-            return ref.value
+        if ref is not None and ref() is source:
+            # fingerprint(source) == ref.key, field by field without building the
+            # tuple (that is the seed fix's cost). Only these fields can change on
+            # a live tensor; the device is implied by the address; ``version`` is
+            # None only for inference tensors, and a tensor cannot become one.
+            ptr, shape, stride, dtype, _device, version = ref.key
+            if (source.data_ptr() == ptr and (version is None or source._version == version)
+                    and source.dtype is dtype and source.shape == shape and source.stride() == stride):
+                try:
+                    self._recency.move_to_end(id(ref))
+                except KeyError:
+                    pass  # evicted by another thread meanwhile; the value is still this source's
+                return ref.value
         key = fingerprint(source)
         ref = self._entries.get(key)
         if ref is None:
@@ -103,7 +100,7 @@ class HardenedCache:
                 if ref is None:
                     return None
             referent = ref()
-            if referent is None or (referent is not source and not _has_fingerprint(referent, key)):
+            if referent is None or (referent is not source and fingerprint(referent) != key):
                 self._forget(ref)  # freed, or alive with its storage swapped
                 return None
             self._recency.move_to_end(id(ref))

@@ -205,12 +205,14 @@ def _same_address_views(make_cache):
 
 
 @scenario("same_object_reinterpreted", 0,
-          "a live source rebound with .data = a view of its own memory: other shape, stride or dtype")
+          "a live source rebound with .data =: a view of its own memory (other shape, stride or dtype), "
+          "or other memory of the same layout")
 def _reinterpreted(make_cache):
     probe = Probe(make_cache(max_size=2))
     rebinds = (("shape (4,4) -> (2,4)", lambda t: t[:2]),
                ("stride (4,1) -> (1,4)", lambda t: t.t()),
-               ("dtype float32 -> int32", lambda t: t.view(torch.int32)))
+               ("dtype float32 -> int32", lambda t: t.view(torch.int32)),
+               ("address: other memory, same layout", lambda t: _content(20, shape=(4, 4))))
     sources = [_content(8 + i, shape=(4, 4)) for i in range(len(rebinds))]  # all alive throughout
     probe.begin()
     for (label, rebind), src in zip(rebinds, sources):
