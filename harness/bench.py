@@ -1,8 +1,9 @@
 """``make bench``: what each cache design costs, measured side by side in one process.
 
 Per-call figures are medians over repeats, the designs interleaved round-robin
-within each repeat so that machine noise falls on all of them alike; compare
-designs by the ratios from one run, not across runs.
+within each repeat so that machine noise falls on all of them alike; ratios are
+medians of per-repeat ratios. Compare designs by the ratios from one run, not
+across runs.
 """
 
 from __future__ import annotations
@@ -42,51 +43,72 @@ def _no_gc():
             gc.enable()
 
 
-def interleaved(fns: dict, number: int, repeats: int) -> dict[str, float]:
-    """Median ns per call of each zero-argument callable, run round-robin."""
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            with _no_gc():
+def _rounds(names: list, repeats: int):
+    """Round-robin order for each repeat, reversed every other one: noise and
+    drift fall on every design alike, and none always runs first."""
+    for r in range(repeats):
+        yield names if r % 2 == 0 else names[::-1]
+
+
+def interleaved(calls: dict, number: int, repeats: int) -> dict[str, list[float]]:
+    """ns per call of each ``fn(arg)`` in ``calls`` (name -> (fn, arg)), one
+    sample of ``number`` calls per name and repeat. The call is made directly,
+    with no wrapper whose cost every design would share."""
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    with _no_gc():
+        for order in _rounds(list(calls), repeats):
+            for name in order:
+                fn, arg = calls[name]
                 start = time.perf_counter_ns()
                 for _ in range(number):
-                    fn()
+                    fn(arg)
                 samples[name].append((time.perf_counter_ns() - start) / number)
-    return {name: statistics.median(v) for name, v in samples.items()}
+    return samples
 
 
-def batched(setups: dict, repeats: int) -> dict[str, float]:
-    """Median ns per call for paths that consume their state (stale lookups, puts).
+def batched(setups: dict, repeats: int) -> dict[str, list[float]]:
+    """ns per call for paths that consume their state (stale lookups, puts).
     Each setup returns ``(calls, n)``: a callable making n calls, timed as a whole."""
     samples: dict[str, list[float]] = {name: [] for name in setups}
-    for _ in range(repeats):
-        for name, setup in setups.items():
-            calls, n = setup()
+    for order in _rounds(list(setups), repeats):
+        for name in order:
+            calls, n = setups[name]()
             with _no_gc():
                 start = time.perf_counter_ns()
                 calls()
                 samples[name].append((time.perf_counter_ns() - start) / n)
+    return samples
+
+
+def medians(samples: dict[str, list[float]]) -> dict[str, float]:
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def lookup_costs(repeats: int = 21, number: int = 10_000) -> dict:
-    caches, live = {}, {}
+def paired_ratio(a: list[float], b: list[float]) -> float:
+    """Median over repeats of a/b, each pair timed back to back: steadier on a
+    noisy machine than a ratio of medians taken at different moments."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
+
+
+def lookup_samples(repeats: int = 201, number: int = 1_000) -> tuple[dict, dict]:
+    """Samples per lookup path and design, and notes on designs that miss a view."""
+    caches, notes = {}, {}
     src, other = torch.randn(SHAPE), torch.randn(SHAPE)
     view = src.view(src.shape)  # a new view object of the same live tensor
     for name, factory in DESIGNS.items():
         caches[name] = factory(max_size=2)
         caches[name].put(src, torch.zeros(1))
-        live[name] = caches[name].get(view) is not None
-    paths = {
-        "hit (same object)": {n: (lambda c=c: c.get(src)) for n, c in caches.items()},
-        "hit (new view object)": {n: (lambda c=c: c.get(view)) for n, c in caches.items()},
-        "miss": {n: (lambda c=c: c.get(other)) for n, c in caches.items()},
-    }
-    out = {path: interleaved(fns, number, repeats) for path, fns in paths.items()}
-    out["stale (dead source)"] = batched({n: _stale_setup(f, rebind=False) for n, f in DESIGNS.items()}, repeats)
-    out["stale (rebound source)"] = batched({n: _stale_setup(f, rebind=True) for n, f in DESIGNS.items()}, repeats)
-    notes = {n: "misses on view objects" for n, hit in live.items() if not hit}
-    return {"ns_per_call": out, "notes": notes}
+        if caches[name].get(view) is None:
+            notes[name] = "misses on view objects"
+    paths = {"hit (same object)": src, "hit (new view object)": view, "miss": other}
+    out = {path: interleaved({n: (c.get, arg) for n, c in caches.items()}, number, repeats)
+           for path, arg in paths.items()}
+    stale_repeats = max(repeats // 10, 5)
+    out["stale (dead source)"] = batched({n: _stale_setup(f, rebind=False) for n, f in DESIGNS.items()},
+                                         stale_repeats)
+    out["stale (rebound source)"] = batched({n: _stale_setup(f, rebind=True) for n, f in DESIGNS.items()},
+                                            stale_repeats)
+    return out, notes
 
 
 def _stale_setup(factory, rebind: bool, n: int = 256):
@@ -112,33 +134,34 @@ def _stale_setup(factory, rebind: bool, n: int = 256):
     return setup
 
 
-def size_costs(repeats: int = 5, puts: int = 200) -> dict:
-    """put (each one evicting) and hit cost on a cache filled to max_size."""
-    put_ns, get_ns = {}, {}
-    for size in SIZES:
-        def put_setup(factory, size=size):
-            def setup():
-                cache = factory(max_size=size)
-                pool = [torch.empty(4) for _ in range(size + puts)]
-                for s in pool[:size]:
-                    cache.put(s, 0)
-                setup.pool = pool  # keep every source alive: no stale entries here
+def size_samples(repeats: int = 7, puts: int = 200) -> tuple[dict, dict]:
+    """put (each one evicting) and hit cost on a cache filled to max_size, every
+    design and size interleaved in one loop; samples keyed (design, size)."""
+    def put_setup(factory, size):
+        def setup():
+            cache = factory(max_size=size)
+            pool = [torch.empty(4) for _ in range(size + puts)]
+            for s in pool[:size]:
+                cache.put(s, 0)
+            setup.pool = pool  # keep every source alive: no stale entries here
 
-                def calls():
-                    for s in pool[size:]:
-                        cache.put(s, 0)
-                return calls, puts
-            return setup
-        put_ns[size] = batched({n: put_setup(f) for n, f in DESIGNS.items()}, repeats)
-        gets = {}
+            def calls():
+                for s in pool[size:]:
+                    cache.put(s, 0)
+            return calls, puts
+        return setup
+
+    gets, keep = {}, []
+    for size in SIZES:
         for name, factory in DESIGNS.items():
             cache = factory(max_size=size)
             pool = [torch.empty(4) for _ in range(size)]
             for s in pool:
                 cache.put(s, 0)
-            gets[name] = (lambda c=cache, s=pool[size // 2], keep=pool: c.get(s))
-        get_ns[size] = interleaved(gets, 5_000, repeats)
-    return {"put_ns": put_ns, "get_hit_ns": get_ns}
+            keep.append(pool)
+            gets[name, size] = (cache.get, pool[size // 2])
+    puts_ = batched({(n, size): put_setup(f, size) for size in SIZES for n, f in DESIGNS.items()}, repeats)
+    return puts_, interleaved(gets, 1_000, repeats * 5)
 
 
 # Analytic FLOPs at real dimensions. The cached work per block is the K and V
@@ -211,9 +234,13 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     result = {"environment": describe(device)}
     progress("lookup paths ...")
-    result["lookup"] = lookup_costs()
+    look_s, notes = lookup_samples()
+    result["lookup"] = {"ns_per_call": {path: medians(v) for path, v in look_s.items()}, "notes": notes}
     progress("size sweep ...")
-    result["sizes"] = size_costs()
+    put_s, get_s = size_samples()
+    put_ns, get_ns = medians(put_s), medians(get_s)
+    result["sizes"] = {"put_ns": {size: {n: put_ns[n, size] for n in designs} for size in SIZES},
+                       "get_hit_ns": {size: {n: get_ns[n, size] for n in designs} for size in SIZES}}
     progress("request latency ...")
     result["latency"] = [request_latency("tiny", torch.device("cpu"))]
     if device.type == "cuda":
@@ -222,20 +249,22 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     progress("default repro matrix ...")
     result["matrix_seconds"] = matrix_seconds()
     look, sizes = result["lookup"]["ns_per_call"], result["sizes"]
-    # (ratio, goal): each goal is an upper bound on the ratio
+    # (ratio, goal): each goal is an upper bound on a ratio of samples timed back to back
     checks = {
         "hardened hit / weakref hit": (
-            look["hit (same object)"]["hardened"] / look["hit (same object)"]["weakref"], 0.5),
-        "hardened put at 4096 / put at 2": (sizes["put_ns"][4096]["hardened"] / sizes["put_ns"][2]["hardened"], 2.0),
-        "hardened miss / weakref miss": (look["miss"]["hardened"] / look["miss"]["weakref"], 1.0),
+            paired_ratio(look_s["hit (same object)"]["hardened"], look_s["hit (same object)"]["weakref"]), 0.5),
+        "hardened put at 4096 / put at 2": (
+            paired_ratio(put_s["hardened", 4096], put_s["hardened", 2]), 2.0),
+        "hardened miss / weakref miss": (paired_ratio(look_s["miss"]["hardened"], look_s["miss"]["weakref"]), 1.0),
         "hardened stale (dead) / weakref stale (dead)": (
-            look["stale (dead source)"]["hardened"] / look["stale (dead source)"]["weakref"], 1.0),
+            paired_ratio(look_s["stale (dead source)"]["hardened"], look_s["stale (dead source)"]["weakref"]), 1.0),
     }
     result["ratios"] = {k: {"ratio": r, "goal_at_most": g, "met": r <= g} for k, (r, g) in checks.items()}
 
     md = [f"## Cache benchmark ({result['environment']['device_name']}, {result['environment']['cpu_count']} cores, "
           f"torch {result['environment']['torch']})", "",
-          "Medians over repeats, designs interleaved in one process; ns per call.", ""]
+          "Medians over repeats, designs interleaved in one process; ns per call. Ratios: the median "
+          "of per-repeat ratios, each pair timed back to back.", ""]
     md += _table("Lookup paths (max_size=2; stale paths: 256 entries)", look, designs)
     if result["lookup"]["notes"]:
         md += [", ".join(f"{k}: {v}" for k, v in result["lookup"]["notes"].items()),
