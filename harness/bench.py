@@ -90,7 +90,7 @@ def paired_ratio(a: list[float], b: list[float]) -> float:
     return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
-def lookup_samples(repeats: int = 201, number: int = 1_000) -> tuple[dict, dict]:
+def lookup_samples(repeats: int = 201, number: int = 1_000, stale_entries: int = 256) -> tuple[dict, dict]:
     """Samples per lookup path and design, and notes on designs that miss a view."""
     caches, notes = {}, {}
     src, other = torch.randn(SHAPE), torch.randn(SHAPE)
@@ -103,15 +103,13 @@ def lookup_samples(repeats: int = 201, number: int = 1_000) -> tuple[dict, dict]
     paths = {"hit (same object)": src, "hit (new view object)": view, "miss": other}
     out = {path: interleaved({n: (c.get, arg) for n, c in caches.items()}, number, repeats)
            for path, arg in paths.items()}
-    stale_repeats = max(repeats // 10, 5)
-    out["stale (dead source)"] = batched({n: _stale_setup(f, rebind=False) for n, f in DESIGNS.items()},
-                                         stale_repeats)
-    out["stale (rebound source)"] = batched({n: _stale_setup(f, rebind=True) for n, f in DESIGNS.items()},
-                                            stale_repeats)
+    stale_repeats = max(repeats // 10, 1)  # each repeat is stale_entries lookups
+    for path, rebind in (("stale (dead source)", False), ("stale (rebound source)", True)):
+        out[path] = batched({n: _stale_setup(f, rebind, stale_entries) for n, f in DESIGNS.items()}, stale_repeats)
     return out, notes
 
 
-def _stale_setup(factory, rebind: bool, n: int = 256):
+def _stale_setup(factory, rebind: bool, n: int):
     """n entries whose sources were freed (or rebound with set_), then a fresh
     tensor at each old address: every lookup meets a stale entry."""
     def setup():
@@ -134,7 +132,7 @@ def _stale_setup(factory, rebind: bool, n: int = 256):
     return setup
 
 
-def size_samples(repeats: int = 7, puts: int = 200) -> tuple[dict, dict]:
+def size_samples(repeats: int = 7, puts: int = 200, sizes: tuple = SIZES) -> tuple[dict, dict]:
     """put (each one evicting) and hit cost on a cache filled to max_size, every
     design and size interleaved in one loop; samples keyed (design, size)."""
     def put_setup(factory, size):
@@ -152,7 +150,7 @@ def size_samples(repeats: int = 7, puts: int = 200) -> tuple[dict, dict]:
         return setup
 
     gets, keep = {}, []
-    for size in SIZES:
+    for size in sizes:
         for name, factory in DESIGNS.items():
             cache = factory(max_size=size)
             pool = [torch.empty(4) for _ in range(size)]
@@ -160,7 +158,7 @@ def size_samples(repeats: int = 7, puts: int = 200) -> tuple[dict, dict]:
                 cache.put(s, 0)
             keep.append(pool)
             gets[name, size] = (cache.get, pool[size // 2])
-    puts_ = batched({(n, size): put_setup(f, size) for size in SIZES for n, f in DESIGNS.items()}, repeats)
+    puts_ = batched({(n, size): put_setup(f, size) for size in sizes for n, f in DESIGNS.items()}, repeats)
     return puts_, interleaved(gets, 1_000, repeats * 5)
 
 
