@@ -71,3 +71,16 @@ def declared_level(factory) -> str | None:
     """The guarantee level a design states about itself (``level`` attribute), if any."""
     level = getattr(factory, "level", None)
     return level if level in LEVELS else None
+
+
+def request_begins(cache) -> None:
+    """Tell a cache that a request begins, if it listens (``begin_request()``, as
+    the request-scoped design does); any other cache needs no telling."""
+    if hasattr(cache, "begin_request"):
+        cache.begin_request()
+
+
+def request_ends(cache) -> None:
+    """Tell a cache that a request ended, if it listens (``end_request()``)."""
+    if hasattr(cache, "end_request"):
+        cache.end_request()

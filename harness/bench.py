@@ -141,9 +141,8 @@ def size_samples(repeats: int = 7, puts: int = 200, sizes: tuple = SIZES) -> tup
             pool = [torch.empty(4) for _ in range(size + puts)]
             for s in pool[:size]:
                 cache.put(s, 0)
-            setup.pool = pool  # keep every source alive: no stale entries here
 
-            def calls():
+            def calls():  # holds the whole pool: every source stays alive, no entry goes stale
                 for s in pool[size:]:
                     cache.put(s, 0)
             return calls, puts

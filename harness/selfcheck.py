@@ -15,7 +15,7 @@ import weakref
 
 import torch
 
-from cache_impl import DESIGNS, LEVELS
+from cache_impl import DESIGNS, LEVELS, request_begins, request_ends
 from harness.audit import first_failure
 from harness.mutants import MUTANTS, WEAKREF_WITHOUT_LOCK, build
 from repro.scenarios import SHAPE, project
@@ -86,8 +86,7 @@ def memory_after(factory, requests: int = 1000, max_size: int = 2) -> dict:
     value_refs: list = []
     peak_values = peak_bytes = kept_sources = 0
     for _ in range(requests):
-        if hasattr(cache, "begin_request"):
-            cache.begin_request()
+        request_begins(cache)
         sources = [torch.randn(SHAPE) for _ in range(2)]
         for _ in range(3):
             for src in sources:
@@ -96,8 +95,7 @@ def memory_after(factory, requests: int = 1000, max_size: int = 2) -> dict:
                     cache.put(src, value)
                     value_refs.append(weakref.ref(value))
                     del value
-        if hasattr(cache, "end_request"):
-            cache.end_request()
+        request_ends(cache)
         source_refs = [weakref.ref(s) for s in sources]
         del sources, src
         kept_sources += sum(r() is not None for r in source_refs)

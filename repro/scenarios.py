@@ -23,6 +23,7 @@ from typing import Callable
 
 import torch
 
+from cache_impl import request_begins, request_ends
 from repro.allocator import AddressArena
 
 PASS, FALSE_HIT, WRONG_MISS, BROKEN, INCONCLUSIVE = (
@@ -85,12 +86,10 @@ class Probe:
         self.misses = 0
 
     def begin(self) -> None:
-        if hasattr(self.cache, "begin_request"):
-            self.cache.begin_request()
+        request_begins(self.cache)
 
     def end(self) -> None:
-        if hasattr(self.cache, "end_request"):
-            self.cache.end_request()
+        request_ends(self.cache)
 
     def lookup(self, source: torch.Tensor, label: str, expect_hit: bool = False) -> None:
         value = self.cache.get(source)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from cache_impl import request_begins, request_ends
 from repro.allocator import AddressArena, ReuseTracker
 from repro.pipeline import NEGATIVE_PROMPT, ToyHelios
 from repro.scenarios import get_scenario
@@ -130,8 +131,7 @@ class ServedRequest:
     evidence: dict = field(default_factory=dict)
 
 
-def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, int]], observe=None,
-          on_request_start=None):
+def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, int]], on_request_start=None):
     """Serve ``(prompt, seed)`` requests back to back; yield a :class:`ServedRequest` each.
 
     ``on_request_start(index, sources)`` may return a per-request K/V observer
@@ -147,16 +147,14 @@ def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, 
             }
             addresses = {role: src.data_ptr() for role, src in sources.items()}
             reused_from = {role: tracker.reused_from(addr) for role, addr in addresses.items()}
-            request_observe = on_request_start(index, sources) if on_request_start else observe
+            request_observe = on_request_start(index, sources) if on_request_start else None
             before = dict(model.stats)
             held_before = sum(len(c) for c in model.caches())
             for cache in model.caches():
-                if hasattr(cache, "begin_request"):
-                    cache.begin_request()
+                request_begins(cache)
             latents = model.generate(sources["positive"], sources["negative"], seed, request_observe)
             for cache in model.caches():
-                if hasattr(cache, "end_request"):
-                    cache.end_request()
+                request_ends(cache)
             frames = model.decode(latents)
         stats = {k: model.stats[k] - before[k] for k in before}
         held_after = sum(len(c) for c in model.caches())

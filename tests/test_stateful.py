@@ -18,7 +18,7 @@ import torch
 from hypothesis import reporting, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
-from cache_impl import DESIGNS, LEVELS
+from cache_impl import DESIGNS, LEVELS, request_begins, request_ends
 from repro.allocator import AddressArena
 from repro.scenarios import project
 
@@ -61,15 +61,13 @@ def make_machine(factory, level: int):
         @rule()
         def begin_request(self):
             self.in_request = True
-            if hasattr(self.cache, "begin_request"):
-                self.cache.begin_request()
+            request_begins(self.cache)
 
         @precondition(lambda self: self.level >= 3 and self.in_request)
         @rule()
         def end_request(self):
             self.in_request = False
-            if hasattr(self.cache, "end_request"):
-                self.cache.end_request()
+            request_ends(self.cache)
 
         @precondition(lambda self: self.level >= 3 and not self.in_request)
         @rule()
