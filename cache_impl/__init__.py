@@ -7,8 +7,8 @@ allocator situation in which it never returns another source's value.
 from cache_impl.keys import fingerprint
 from cache_impl.fingerprint_lru import FingerprintLRUCache
 from cache_impl.hardened import HardenedCache, RequestScopedCache
-from cache_impl.registry import (DESIGNS, LEVELS, CacheSpecError, declared_level, request_begins, request_ends,
-                                  resolve)
+from cache_impl.levels import LEVELS, Level, level_below
+from cache_impl.registry import DESIGNS, CacheSpecError, declared_level, request_begins, request_ends, resolve
 from cache_impl.torch_weak_id import WeakIdCache
 from cache_impl.weakref_lru import SourceTensorLRUCache
 
@@ -18,11 +18,13 @@ __all__ = [
     "CacheSpecError",
     "FingerprintLRUCache",
     "HardenedCache",
+    "Level",
     "RequestScopedCache",
     "SourceTensorLRUCache",
     "WeakIdCache",
     "declared_level",
     "fingerprint",
+    "level_below",
     "request_begins",
     "request_ends",
     "resolve",

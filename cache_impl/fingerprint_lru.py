@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from cache_impl.levels import Level
 from cache_impl.keys import check_max_size, fingerprint
 
 
@@ -20,7 +21,7 @@ class FingerprintLRUCache:
     in place (within one live request). Thread-safe: one lock around each call.
     """
 
-    level = "L0"
+    level = Level.L0
 
     def __init__(self, max_size: int = 2):
         self.max_size = check_max_size(max_size)

@@ -7,6 +7,7 @@ from typing import Callable
 
 from cache_impl.fingerprint_lru import FingerprintLRUCache
 from cache_impl.hardened import HardenedCache, RequestScopedCache
+from cache_impl.levels import Level
 from cache_impl.torch_weak_id import WeakIdCache
 from cache_impl.weakref_lru import SourceTensorLRUCache
 
@@ -17,8 +18,6 @@ DESIGNS: dict[str, type] = {
     "request_scoped": RequestScopedCache,
     "torch_weak_id": WeakIdCache,
 }
-
-LEVELS = ("L0", "L1", "L2", "L3")
 
 CACHE_METHODS = ("get", "put", "clear", "__len__")
 
@@ -67,10 +66,13 @@ def resolve(spec: str) -> Callable[..., object]:
     return factory
 
 
-def declared_level(factory) -> str | None:
-    """The guarantee level a design states about itself (``level`` attribute), if any."""
-    level = getattr(factory, "level", None)
-    return level if level in LEVELS else None
+def declared_level(factory) -> Level | None:
+    """The guarantee level a design states about itself (``level`` attribute:
+    a Level, ``"L2"`` or ``2``), if any."""
+    try:
+        return Level.parse(getattr(factory, "level", None))
+    except ValueError:
+        return None
 
 
 def request_begins(cache) -> None:

@@ -11,6 +11,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
+from cache_impl.levels import Level
 from cache_impl.keys import check_max_size, fingerprint
 
 
@@ -24,7 +25,7 @@ class SourceTensorLRUCache:
     call.
     """
 
-    level = "L1"
+    level = Level.L1
 
     def __init__(self, max_size: int = 2):
         self.max_size = check_max_size(max_size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import weakref
@@ -12,7 +13,7 @@ import torch
 from cache_impl import (DESIGNS, CacheSpecError, HardenedCache, RequestScopedCache,
                         SourceTensorLRUCache, fingerprint, resolve)
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
 
 
 def test_seed_drop_in_api():
@@ -28,12 +29,51 @@ def test_seed_drop_in_api():
 
 def test_fingerprint_fields_and_inference_tensors():
     t = torch.zeros(3, 4)
-    assert fingerprint(t) == (t.data_ptr(), (3, 4), (4, 1), torch.float32, t.device, 0)
+    assert fingerprint(t) == (t.data_ptr(), (3, 4), (4, 1), torch.float32, t.device, 0, False, False)
     t.add_(1)
-    assert fingerprint(t)[-1] == 1
+    assert fingerprint(t)[5] == 1
     with torch.inference_mode():
         inf = torch.zeros(3, 4)
-    assert fingerprint(inf)[-1] is None  # inference tensors have no version counter
+    assert fingerprint(inf)[5] is None  # inference tensors have no version counter
+
+
+def test_fingerprint_sees_conj_and_neg_bits():
+    a = torch.randn(4, dtype=torch.complex64)
+    assert fingerprint(a)[:6] == fingerprint(a.conj())[:6]  # everything else is shared
+    assert fingerprint(a) != fingerprint(a.conj())
+    assert fingerprint(a.imag) != fingerprint(a.conj().imag)
+
+
+def _unkeyable():
+    from torch.testing._internal.two_tensor import TwoTensor
+    rows = [torch.randn(2, 3), torch.randn(4, 3)]
+    return {
+        "nested tensor": lambda: torch.nested.nested_tensor(rows, layout=torch.jagged),
+        "nested tensor ": lambda: torch.nested.nested_tensor(rows),  # strided layout
+        "TwoTensor": lambda: TwoTensor(torch.randn(3), torch.randn(3)),
+        "meta tensor": lambda: torch.empty(3, device="meta"),
+        "sparse_coo": lambda: torch.randn(3, 3).to_sparse(),
+        "sparse_csr": lambda: torch.randn(3, 3).to_sparse_csr(),
+        "quantized": lambda: torch.quantize_per_tensor(torch.randn(4), 0.1, 0, torch.qint8),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_unkeyable()))
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_tensors_without_one_data_address_are_refused_in_one_line(name, kind):
+    """Never a silent shared key, never an error from deep inside: a TypeError naming the kind."""
+    source = _unkeyable()[kind]()
+    cache = DESIGNS[name](max_size=2)
+    for call in (lambda: cache.get(source), lambda: cache.put(source, torch.ones(1))):
+        with pytest.raises(TypeError, match=kind.strip()) as refused:
+            call()
+        assert "\n" not in str(refused.value)
+    assert len(cache) == 0
+
+
+def test_parameters_and_empty_tensors_are_keyed():
+    assert fingerprint(torch.nn.Parameter(torch.randn(3)))[1] == (3,)
+    assert fingerprint(torch.empty(0))[1] == (0,)
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
@@ -65,7 +105,7 @@ def test_resolve_names_and_paths():
     (":Attr", "malformed"),
     ("no_such_module_xyz:Cache", "cannot import"),
     ("cache_impl:NoSuchCache", "no attribute"),
-    ("cache_impl.registry:LEVELS", "not callable"),
+    ("cache_impl.levels:LEVELS", "not callable"),
     ("collections:OrderedDict", "missing put"),
     ("builtins:len", "failed"),
 ])
@@ -125,14 +165,71 @@ def _audit(capsys, *args):
     ("request_scoped", "L3", 0, "L3"),
 ])
 def test_audit_cli_levels_and_exit_codes(capsys, spec, require, code, level):
-    got, out, err = _audit(capsys, spec, "--require", require)
+    got, out, err = _audit(capsys, spec, "--require", require, "--budget", "3")
     assert got == code, out + err
     assert f"level reached: {level}" in out
     if code:
         assert "FAIL" in out and ("storage_swapped" in out or "freed_address_reused" in out)
 
 
-@pytest.mark.parametrize("args", [["no.such.module:Cache"], ["nope"], ["hardened", "--require", "L7"], []])
+DTYPE_BLIND_CACHE = '''
+from collections import OrderedDict
+
+from cache_impl.keys import check_keyable
+
+
+class DtypeBlindCache:
+    """Keys on address, layout and version, but of the dtype only its size and
+    whether it is floating: float16 and bfloat16 views of one memory collide."""
+
+    def __init__(self, max_size=2):
+        self.max_size, self.entries = max_size, OrderedDict()
+
+    def key(self, t):
+        check_keyable(t)  # refuses tensors whose address does not locate their data
+        version = None if t.is_inference() else t._version
+        kind = (t.dtype.itemsize, t.dtype.is_floating_point)
+        return (t.data_ptr(), tuple(t.shape), t.stride(), kind, version, t.is_conj(), t.is_neg())
+
+    def get(self, t):
+        value = self.entries.get(self.key(t))
+        if value is not None:
+            self.entries.move_to_end(self.key(t))
+        return value
+
+    def put(self, t, value):
+        self.entries[self.key(t)] = value
+        self.entries.move_to_end(self.key(t))
+        while len(self.entries) > self.max_size:
+            self.entries.popitem(last=False)
+
+    def clear(self):
+        self.entries.clear()
+
+    def __len__(self):
+        return len(self.entries)
+'''
+
+
+def test_audit_search_finds_what_the_catalogue_misses(tmp_path):
+    """A user's cache that passes every L0 scenario of the catalogue: the search
+    finds its dtype confusion, names the level and prints a snippet that reproduces it."""
+    (tmp_path / "blind.py").write_text(DTYPE_BLIND_CACHE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    done = subprocess.run([sys.executable, "-m", "harness", "audit", "blind:DtypeBlindCache", "--require", "L0",
+                           "--budget", "60"], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "catalogue: level L0" in done.stdout
+    assert "search FAILED at L0" in done.stdout and "level reached: none" in done.stdout
+    snippet = done.stdout.split("reproduce with:\n\n")[1].split("\nsearch:")[0].split("\nlevel reached")[0]
+    assert "from blind import DtypeBlindCache" in snippet
+    rerun = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120, env=env)
+    assert rerun.returncode == 1 and "AssertionError: false hit" in rerun.stderr, rerun.stderr[-2000:]
+
+
+@pytest.mark.parametrize("args", [["no.such.module:Cache"], ["nope"], ["hardened", "--require", "L7"], [],
+                                  ["hardened", "--budget", "-1"], ["hardened", "--budget", "soon"],
+                                  ["hardened", "--seed", "-3"], ["hardened", "--seed", str(2 ** 64)]])
 def test_audit_cli_bad_usage_is_one_line_exit_2(capsys, args):
     code, out, err = _audit(capsys, *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("python -m harness")
