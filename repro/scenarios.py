@@ -17,13 +17,14 @@ Outcomes:
 from __future__ import annotations
 
 import gc
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
 
-from cache_impl import request_begins, request_ends
+from cache_impl import Level, level_below, request_begins, request_ends
 from repro.allocator import AddressArena
 
 PASS, FALSE_HIT, WRONG_MISS, BROKEN, INCONCLUSIVE = (
@@ -50,7 +51,7 @@ class Trial:
 @dataclass(frozen=True)
 class Scenario:
     name: str
-    level: int  # lowest guarantee level that must pass it
+    level: Level  # lowest guarantee level that must pass it
     summary: str
     run: Callable[[Callable], Trial]
     advisory: bool = False  # a wrong miss here costs reuse, not correctness
@@ -61,7 +62,7 @@ CATALOGUE: list[Scenario] = []
 
 def scenario(name: str, level: int, summary: str, advisory: bool = False):
     def register(fn):
-        CATALOGUE.append(Scenario(name, level, summary, fn, advisory))
+        CATALOGUE.append(Scenario(name, Level(level), summary, fn, advisory))
         return fn
     return register
 
@@ -124,7 +125,7 @@ def _first(labels: list[str], n: int = 3) -> str:
 
 def _content(seed: int, shape=SHAPE, dtype=torch.float32) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, generator=g).to(dtype)
+    return torch.randn(shape, generator=g, dtype=dtype)
 
 
 def _forced_evidence(arena: AddressArena, freed_by: str, reused_by: str) -> dict:
@@ -205,7 +206,7 @@ def _same_address_views(make_cache):
 
 @scenario("same_object_reinterpreted", 0,
           "a live source rebound with .data =: a view of its own memory (other shape, stride or dtype), "
-          "or other memory of the same layout")
+          "other memory of the same layout, or another window of the same storage")
 def _reinterpreted(make_cache):
     probe = Probe(make_cache(max_size=2))
     rebinds = (("shape (4,4) -> (2,4)", lambda t: t[:2]),
@@ -218,8 +219,84 @@ def _reinterpreted(make_cache):
         probe.lookup(src, f"{label}: before")
         src.data = rebind(src)  # same address, same version counter, new layout
         probe.lookup(src, f"{label}: after")
+    rows = _content(12, shape=(4, 4))
+    src = rows[:2].clone()  # a live source moved between two windows of one storage
+    src.data = rows[:2]
+    probe.lookup(src, "offset: rows 0-1")
+    src.data = rows[2:]  # same storage, shape, stride, dtype and version; another address
+    probe.lookup(src, "offset: rows 2-3 of the same storage")
     probe.end()
     return probe.verdict()
+
+
+@scenario("conj_and_neg_views", 0,
+          "a complex source and its conj() view, their .imag views (neg bit), and a live source rebound to its "
+          "own conj: same address, layout and version, other values")
+def _conj_views(make_cache):
+    probe = Probe(make_cache(max_size=8))
+    a = _content(90, dtype=torch.complex64)
+    views = {"a": a, "a.conj()": a.conj(), "a.imag": a.imag, "a.conj().imag (neg bit)": a.conj().imag}
+    probe.begin()
+    for rnd in range(2):
+        for label, v in views.items():
+            probe.lookup(v, f"{label} round {rnd}", expect_hit=rnd > 0)
+    b = _content(91, dtype=torch.complex64)
+    probe.lookup(b, "b before")
+    b.data = b.conj()  # the same object now reads conjugated values
+    probe.lookup(b, "b after b.data = b.conj()")
+    probe.end()
+    return probe.verdict()
+
+
+def _dataless_pairs():
+    """Pairs of tensors of one kind and shape, other content, whose data_ptr(),
+    shape and stride do not locate their data (or raise)."""
+    from torch.testing._internal.two_tensor import TwoTensor  # a wrapper subclass torch keeps for tests
+
+    def rows(seed):
+        return [_content(seed, shape=(2, 4)), _content(seed + 1, shape=(3, 4))]
+
+    def strided_nested(seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "prototype stage": known, and beside the point here
+            return torch.nested.nested_tensor(rows(seed))
+
+    return {
+        "wrapper subclass (data_ptr 0)": lambda seed: TwoTensor(_content(seed, (4,)), _content(seed + 1, (4,))),
+        "jagged nested tensor": lambda seed: torch.nested.nested_tensor(rows(seed), layout=torch.jagged),
+        "strided nested tensor": strided_nested,
+        "sparse COO tensor": lambda seed: _content(seed, (4, 4)).to_sparse(),
+    }
+
+
+@scenario("dataless_sources", 0,
+          "wrapper subclasses, nested and sparse tensors: two of a kind with other content must not share an "
+          "entry (a clear TypeError refusing them is fine)")
+def _dataless(make_cache):
+    cache = make_cache(max_size=4)
+    false_hits, unclear = [], []
+    for kind, make in _dataless_pairs().items():
+        a, b = make(120), make(130)
+        tag_a, tag_b = torch.tensor([1.0]), torch.tensor([2.0])
+        try:
+            request_begins(cache)
+            if cache.get(a) is None:
+                cache.put(a, tag_a)
+            got = cache.get(b)
+            if got is None:
+                cache.put(b, tag_b)
+            elif got is tag_a or (isinstance(got, torch.Tensor) and torch.equal(got, tag_a)):
+                false_hits.append(kind)
+            request_ends(cache)
+        except TypeError:
+            continue  # refused, clearly: no key is better than a shared one
+        except Exception as exc:  # noqa: BLE001 - a refusal should be a TypeError, not a crash inside
+            unclear.append(f"{kind}: {type(exc).__name__}")
+    if false_hits:
+        return Trial(FALSE_HIT, "one tensor's value returned for another of the same kind: " + _first(false_hits))
+    if unclear:
+        return Trial(BROKEN, "raised something other than a clear TypeError: " + _first(unclear))
+    return Trial(PASS)
 
 
 @scenario("in_place_update", 0, "a live source updated in place (version bump) mid-request")
@@ -434,6 +511,80 @@ def _storage_rebound(make_cache):
                          evidence=_forced_evidence(arena, "request A (.data= while alive)", "request B"))
 
 
+@scenario("rebound_away_and_back", 2,
+          "live source rebound away (.data = tmp), a fresh tensor at its old address, source rebound to it: "
+          "same object, address, layout and version")
+def _rebound_back(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    arena = AddressArena(SHAPE)
+    a = arena.fresh(_content(16))
+    probe.begin()
+    probe.lookup(a, "request A step 0")
+    probe.end()
+    a.data = torch.empty(SHAPE)  # away: a's storage goes, its address is free
+    fresh = arena.fresh(_content(17))  # the next request's tensor at the old address
+    a.data = fresh  # and back: .data = bumps no version
+    del fresh
+    probe.begin()
+    probe.lookup(a, "request B step 0 (same object, rebound back)")
+    probe.end()
+    return probe.verdict(address_reused=a.data_ptr() == arena.address,
+                         evidence=_forced_evidence(arena, "request A (.data= away)", "request B (.data= back)"))
+
+
+@scenario("rebound_back_through_older_entry", 2,
+          "a live source cached under two layouts, rebound away and back to the first: the lookup meets the "
+          "older entry, not the newest")
+def _rebound_back_older(make_cache):
+    probe = Probe(make_cache(max_size=4))
+    arena = AddressArena((4, 8))
+    a = arena.fresh(_content(18, shape=(4, 8)))
+    probe.begin()
+    probe.lookup(a, "request A as (4, 8)")
+    a.data = a.view(8, 4)  # a second key for the same object
+    probe.lookup(a, "request A as (8, 4)")
+    probe.end()
+    a.data = torch.empty(4, 8)
+    fresh = arena.fresh(_content(19, shape=(4, 8)))
+    a.data = fresh  # back to the first key's address, layout and version
+    del fresh
+    probe.begin()
+    probe.lookup(a, "request B as (4, 8), rebound back")
+    probe.end()
+    return probe.verdict(address_reused=a.data_ptr() == arena.address,
+                         evidence=_forced_evidence(arena, "request A (two layouts)", "request B (.data= back)"))
+
+
+@scenario("module_dtype_round_trip", 2,
+          "a cached weight after module.half().float(): rebound twice with .data =, rounded, and often back at "
+          "its old address (natural)")
+def _dtype_round_trip(make_cache, attempts: int = 20):
+    probe = Probe(make_cache(max_size=2))
+    reused = 0
+    for attempt in range(attempts):
+        layer = torch.nn.Linear(64, 64)
+        weight = layer.weight
+        with torch.no_grad():
+            probe.begin()
+            probe.lookup(weight, f"attempt {attempt}: weight before")
+            probe.end()
+            old = weight.data_ptr()
+            layer.half().float()  # the float32 weight now holds rounded values
+            if weight.data_ptr() == old:
+                reused += 1
+                probe.begin()
+                probe.lookup(weight, f"attempt {attempt}: weight after half().float(), at its old address")
+                probe.end()
+        del layer, weight
+        if reused:
+            break
+    evidence = {"how": "natural", "attempts": attempt + 1, "reused": reused}
+    if not reused:
+        return Trial(INCONCLUSIVE, f"the weight never came back to its old address in {attempts} round trips",
+                     address_reused=False, evidence=evidence, hits=probe.hits, misses=probe.misses)
+    return probe.verdict(address_reused=True, evidence=evidence)
+
+
 # --- content rewritten with no version bump -----------------------------------
 
 @scenario("persistent_buffer_inference", 3,
@@ -450,6 +601,57 @@ def _persistent_inference(make_cache):
             probe.end()
     return probe.verdict(address_reused=True,
                          evidence={"address": hex(buf.data_ptr()), "how": "one buffer, refilled in place"})
+
+
+@scenario("storage_resized_regrown", 3,
+          "a live source's storage resized to zero and regrown (the FSDP free/realloc pattern), refilled through "
+          "another tensor: same storage, often the same address, no version bump")
+def _resized_regrown(make_cache, attempts: int = 20):
+    probe = Probe(make_cache(max_size=2))
+    reused = 0
+    for attempt in range(attempts):  # the allocator decides whether the regrown storage lands where it was
+        src = _content(84 + attempt, shape=(64, 64))
+        probe.begin()
+        probe.lookup(src, f"attempt {attempt}: request A step 0")
+        probe.end()
+        old, storage = src.data_ptr(), src.untyped_storage()
+        nbytes = storage.nbytes()
+        storage.resize_(0)
+        storage.resize_(nbytes)
+        refill = torch.empty(0).set_(storage, 0, src.shape, src.stride())  # its own version counter, not src's
+        with torch.no_grad():
+            refill.copy_(_content(184 + attempt, shape=(64, 64)))
+        del refill, storage
+        if src.data_ptr() == old:
+            reused += 1
+            probe.begin()
+            probe.lookup(src, f"attempt {attempt}: request B step 0 (regrown at its old address, refilled)")
+            probe.end()
+            break
+    evidence = {"how": "natural: storage resized to 0 and regrown", "attempts": attempt + 1, "reused": reused}
+    if not reused:
+        return Trial(INCONCLUSIVE, f"the regrown storage never came back to its old address in {attempts} tries",
+                     address_reused=False, evidence=evidence, hits=probe.hits, misses=probe.misses)
+    return probe.verdict(address_reused=True, evidence=evidence)
+
+
+@scenario("rewritten_through_alias", 3,
+          "a live source rewritten through an alias of its memory with its own version counter (DLPack, "
+          "another framework, a graph's static input)")
+def _rewritten_through_alias(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    src = _content(86)
+    alias = torch.utils.dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(src))
+    probe.begin()
+    probe.lookup(src, "request A step 0")
+    probe.end()
+    with torch.no_grad():
+        alias.copy_(_content(87))  # bumps alias's version, not src's
+    probe.begin()
+    probe.lookup(src, "request B step 0 (rewritten through the alias)")
+    probe.end()
+    return probe.verdict(address_reused=True,
+                         evidence={"address": hex(src.data_ptr()), "how": "one memory, rewritten through an alias"})
 
 
 # --- the cache contract --------------------------------------------------------
@@ -557,11 +759,10 @@ def fails_level(s: Scenario, trial: Trial) -> bool:
     return trial.status in (FALSE_HIT, BROKEN) or (trial.status == WRONG_MISS and not s.advisory)
 
 
-def reached_level(results: list[tuple[Scenario, Trial]]) -> int:
-    """Highest level L such that no scenario at L or below failed; -1 when even the
-    L0 contract fails. Inconclusive trials neither pass nor fail a level."""
-    failed = [s.level for s, t in results if fails_level(s, t)]
-    return (min(failed) if failed else 4) - 1
+def reached_level(results: list[tuple[Scenario, Trial]]) -> Level | None:
+    """Highest level L such that no scenario at L or below failed; None when even
+    L0 fails. Inconclusive trials neither pass nor fail a level."""
+    return level_below([s.level for s, t in results if fails_level(s, t)])
 
 
 def run_scenario(s: Scenario, make_cache) -> Trial:
