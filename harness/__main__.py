@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cache_impl import DESIGNS, LEVELS, CacheSpecError, resolve
-from harness.audit import audit
-from harness.cli import STRATEGIES, OneLineParser, add_run_options, execute, prepare_run
+from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
+from harness.audit import DEFAULT_BUDGET, audit
+from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, level_argument, prepare_run,
+                         seconds_argument, seed_argument)
 from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from repro.scenarios import get_scenario
 
@@ -20,12 +21,18 @@ def build_parser() -> OneLineParser:
     specs = f"a registered design ({', '.join(DESIGNS)}) or package.module:attr"
 
     a = sub.add_parser("audit", help="run the scenario catalogue against one cache",
-                       description="Run every scenario of the catalogue against SPEC, print the outcome "
-                                   "table and the guarantee level reached. Exit 0 when the level meets "
-                                   "--require, 1 when it does not, 2 for bad usage.")
+                       description="Run every scenario of the catalogue against SPEC, then search for "
+                                   "cases the catalogue does not list (sizes, dtypes, layouts, grad modes, "
+                                   "every way a live source changes), print the outcomes and the guarantee "
+                                   "level reached. Exit 0 when the level meets --require, 1 when it does "
+                                   "not, 2 for bad usage.")
     a.add_argument("spec", help=specs)
-    a.add_argument("--require", choices=LEVELS, default="L1",
-                   help="the level the cache must reach for exit 0 (default: L1, the seed fix)")
+    a.add_argument("--require", type=level_argument, default=Level.L1,
+                   help="the level the cache must reach for exit 0: L0-L3 (default: L1, the seed fix)")
+    a.add_argument("--budget", type=seconds_argument, default=DEFAULT_BUDGET, metavar="SECONDS",
+                   help=f"seconds of generative search after the catalogue (default {DEFAULT_BUDGET:g}; 0 skips it)")
+    a.add_argument("--seed", type=seed_argument, default=0,
+                   help="seed of the search: the same seed searches the same cases (default 0)")
 
     c = sub.add_parser("compare", help="before/after report for two caches; a CI gate",
                        description="Serve the pipeline scenarios up to the required level with BEFORE "
@@ -33,7 +40,7 @@ def build_parser() -> OneLineParser:
                                    "contaminates any request (3 when no request was conclusive).")
     c.add_argument("--before", required=True, metavar="SPEC", help=specs)
     c.add_argument("--after", required=True, metavar="SPEC", help=specs)
-    c.add_argument("--require", choices=LEVELS[1:], default="L1",
+    c.add_argument("--require", type=level_argument, choices=LEVELS[1:], default=Level.L1,
                    help="run every pipeline scenario up to this level (default: L1, freed and reused "
                         "addresses: the seed's bug)")
     add_run_options(c, "pipeline scenarios to run (default: all up to --require)")
@@ -53,8 +60,7 @@ def build_parser() -> OneLineParser:
 
 
 def compare(parser, args) -> int:
-    required = LEVELS.index(args.require)
-    scenarios = args.scenario or [s for s in STRATEGIES if get_scenario(s).level <= required]
+    scenarios = args.scenario or [s for s in STRATEGIES if get_scenario(s).level <= args.require]
     if args.before == args.after:
         parser.error("--before and --after name the same cache")
     plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], scenarios)
@@ -83,7 +89,7 @@ def main(argv=None) -> int:
             factory = resolve(args.spec)
         except CacheSpecError as exc:
             parser.error(str(exc))
-        return audit(args.spec, factory, LEVELS.index(args.require))
+        return audit(args.spec, factory, args.require, budget=args.budget, seed=args.seed)
     if args.command == "compare":
         return compare(parser, args)
     if args.command == "selfcheck":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from cache_impl import CacheSpecError, resolve
+from cache_impl import CacheSpecError, Level, resolve
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
 from repro.pipeline import PRESETS, preset
 from repro.serving import STRATEGIES
@@ -19,6 +19,34 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def level_argument(text: str) -> Level:
+    """``--require L2`` and the like: a Level, or a one-line usage error."""
+    try:
+        return Level.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def seconds_argument(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 24 * 3600:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds, got {text}")
+    return value
+
+
+def seed_argument(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2 ** 32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**32 - 1, got {value}")
+    return value
 
 
 def _positive_int(text: str) -> int:

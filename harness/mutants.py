@@ -19,7 +19,12 @@ import cache_impl.weakref_lru as weakref_module
 import cache_impl.hardened as hardened_module
 
 FAST_CHECK = '''            if (source.data_ptr() == ptr and (version is None or source._version == version)
-                    and source.dtype is dtype and source.shape == shape and source.stride() == stride):'''
+                    and source.dtype is dtype and source.shape == shape and source.stride() == stride
+                    and storage_id(source) == ref.storage_id
+                    and source.is_conj() is conj and source.is_neg() is neg):'''
+SLOW_CHECK = "            if not _unchanged(ref, key, source):"
+KEY = "return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype, t.device, version, t.is_conj(), t.is_neg())"
+TORCH = "__import__('torch')"  # the hardened module does not import torch itself
 
 
 @dataclass(frozen=True)
@@ -29,17 +34,34 @@ class Mutant:
     edits: tuple  # (file, old, new): file is "hardened", "weakref_lru" or "keys" (the key function)
     cls: str = "HardenedCache"
     module: str = "hardened"  # the file the class is built from
+    search_only: bool = False  # wrong only where the fixed catalogue never goes: the search must kill it
 
 
 def _fast(old: str, new: str) -> tuple:
     return ("hardened", FAST_CHECK, FAST_CHECK.replace(old, new))
 
 
+def _slow_trusts_when(condition: str) -> tuple:
+    """The slow path trusts a hit without the liveness and referent checks when ``condition`` holds."""
+    return ("hardened", SLOW_CHECK, f"            if not ({condition}) and not _unchanged(ref, key, source):")
+
+
+def _key(old: str, new: str) -> tuple:
+    return ("keys", KEY, KEY.replace(old, new))
+
+
+def _search_only(name: str, breaks: str, *edits) -> "Mutant":
+    return Mutant(name, breaks, edits, search_only=True)
+
+
 MUTANTS = [
     Mutant("key_without_version", "the version field of the key",
            (("keys", "version = None if t.is_inference() else t._version", "version = None"),)),
     Mutant("key_without_ptr", "the address field of the key",
-           (("keys", "return (t.data_ptr(), tuple(t.shape)", "return (0, tuple(t.shape)"),)),
+           (_key("t.data_ptr(), tuple(t.shape)", "0, tuple(t.shape)"),)),
+    Mutant("key_without_conj_neg_bits", "the conj and neg bits of the key",
+           (_key(", t.is_conj(), t.is_neg())", ", False, False)"),
+            _fast("\n                    and source.is_conj() is conj and source.is_neg() is neg", ""))),
     Mutant("fast_path_skips_version", "the version check on the identity fast path",
            (_fast("(version is None or source._version == version)", "True"),)),
     Mutant("fast_path_skips_address", "the address check on the identity fast path",
@@ -50,16 +72,21 @@ MUTANTS = [
            (_fast(" and source.stride() == stride", ""),)),
     Mutant("fast_path_skips_dtype", "the dtype check on the identity fast path",
            (_fast("and source.dtype is dtype ", ""),)),
-    Mutant("fast_path_trusts_id", "the identity proof: trusts id(), which is reused too",
-           (("hardened", "if ref is not None and ref() is source:", "if ref is not None:"),)),
+    Mutant("key_on_storage_base", "the offset in the key: the storage's base address instead of data_ptr",
+           (_key("t.data_ptr(), tuple(t.shape)", "t.untyped_storage().data_ptr(), tuple(t.shape)"),)),
+    Mutant("fast_path_skips_storage", "the storage identity check on the identity fast path",
+           (_fast("\n                    and storage_id(source) == ref.storage_id", ""),)),
+    Mutant("fast_path_skips_conj", "the conj and neg checks on the identity fast path",
+           (_fast("\n                    and source.is_conj() is conj and source.is_neg() is neg", ""),)),
+    Mutant("slow_path_skips_storage", "the storage identity check of the referent recheck",
+           (("hardened", "    return storage_id(referent) == ref.storage_id", "    return True"),)),
     Mutant("no_liveness_check", "the liveness guard: dead sources' entries are kept and trusted",
            (("hardened", "ref = _SourceRef(source, self._source_died)", "ref = _SourceRef(source)"),
-            ("hardened", "if referent is None or (referent is not source",
-             "if referent is not None and (referent is not source"),
-            ("hardened", "return ref.value\n\n    def put", "return ref.value if referent is not None else "
-             "next((r.value for r in self._entries.values() if r.key == key), None)\n\n    def put"))),
+            ("hardened", "        return False  # freed: its address may belong to someone else now",
+             "        return True"))),
     Mutant("no_referent_recheck", "the referent recheck: a live source with swapped storage is trusted",
-           (("hardened", "(referent is not source and fingerprint(referent) != key)", "False"),)),
+           (("hardened", "            if fingerprint(referent) != key:", "            if False:"),
+            ("hardened", "    return storage_id(referent) == ref.storage_id", "    return True"))),
     Mutant("no_lru_recency", "LRU recency: a hit does not refresh its entry",
            (("hardened", "                self._recency.move_to_end(id(ref))\n", "                pass\n"),
             ("hardened", "            self._recency.move_to_end(id(ref))\n            return", "            return"))),
@@ -74,11 +101,10 @@ MUTANTS = [
     Mutant("no_proactive_eviction", "proactive eviction: dead entries are not dropped before the bound evicts",
            (("hardened", "ref = _SourceRef(source, self._source_died)", "ref = _SourceRef(source)"),)),
     Mutant("no_lazy_eviction", "lazy eviction: a lookup that meets a dead entry leaves it in place",
-           (("hardened", "                self._forget(ref)  # freed, or alive with its storage swapped\n",
+           (("hardened", "                self._forget(ref)  # freed, or alive with its storage swapped or rebound\n",
              "                pass\n"),
             ("hardened", "            if self._dead:\n                self._drop_dead()\n"
-             "                ref = self._entries.get(key)\n                if ref is None:\n"
-             "                    return None\n", ""),
+             "            # Read again", "            # Read again"),
             ("hardened", "            if self._dead:\n                self._drop_dead()\n"
              "            return len(self._recency)", "            return len(self._recency)"))),
     Mutant("keeps_source_alive", "never keeping a source alive: it pins every source it sees",
@@ -93,11 +119,59 @@ MUTANTS = [
 ]
 
 
-# Not a catalogue mutant: no single-threaded scenario can see a missing lock. The
+# Each of these is wrong only under a condition the fixed catalogue never produces
+# (a size, a fill level, a hit count, a dtype, a layout, a grad mode): the
+# audit's search must kill them, and a test checks that the catalogue alone does not.
+MUTANTS += [
+    _search_only("trusts_entry_after_many_hits", "every check, once an entry has served 16 hits",
+                 ("hardened", "            if (source.data_ptr() == ptr and",
+                  "            served = self.__dict__.setdefault('_served', {})\n"
+                  "            served[id(ref)] = served.get(id(ref), 0) + 1\n"
+                  "            if served[id(ref)] > 16 or (source.data_ptr() == ptr and")),
+    _search_only("full_cache_skips_recheck", "the referent recheck once 32 or more entries are held",
+                 _slow_trusts_when("len(self._recency) >= 32 and ref() is not None")),
+    _search_only("large_cache_skips_liveness", "the liveness guard when max_size > 64",
+                 ("hardened", "ref = _SourceRef(source, self._source_died)",
+                  "ref = _SourceRef(source, self._source_died if self.max_size <= 64 else None)"),
+                 _slow_trusts_when("self.max_size > 64")),
+    _search_only("size_one_skips_recheck", "the referent recheck when max_size is 1",
+                 _slow_trusts_when("self.max_size == 1 and ref() is not None")),
+    _search_only("half_types_share_key", "bfloat16 from float16 in the key",
+                 _key("t.dtype, t.device", "(torch.float16 if t.dtype is torch.bfloat16 else t.dtype), t.device")),
+    _search_only("key_dtype_by_size_and_kind", "the dtype in the key: only its size and whether it is floating",
+                 _key("t.dtype, t.device", "(t.dtype.itemsize, t.dtype.is_floating_point), t.device")),
+    _search_only("old_entries_skip_version", "the version check on the fast path once more than 48 entries are held",
+                 _fast("(version is None or source._version == version)",
+                       "(version is None or len(self._recency) > 48 or source._version == version)")),
+    _search_only("stride_as_contiguity_flag", "the stride in the key: only whether it is contiguous",
+                 _key("t.stride(), t.dtype", "t.is_contiguous(), t.dtype")),
+    _search_only("expanded_keyed_as_contiguous", "the stride of expanded tensors (a 0 stride) in the key",
+                 _key("t.stride(), t.dtype", "(t.stride() if 0 not in t.stride() else "
+                      "torch.empty(t.shape, device='meta').stride()), t.dtype")),
+    _search_only("no_grad_skips_version", "the version check on the fast path under no_grad",
+                 _fast("(version is None or source._version == version)",
+                       f"(version is None or not {TORCH}.is_grad_enabled() or source._version == version)")),
+    # Not search-only: the catalogue's module_dtype_round_trip serves its weight under no_grad.
+    Mutant("no_grad_skips_liveness", "the liveness guard for entries made and looked up under no_grad",
+           (("hardened", "ref = _SourceRef(source, self._source_died)",
+             f"ref = _SourceRef(source, self._source_died if {TORCH}.is_grad_enabled() "
+             f"or {TORCH}.is_inference_mode_enabled() else None)"),
+            _slow_trusts_when(f"not {TORCH}.is_grad_enabled() and not {TORCH}.is_inference_mode_enabled()"))),
+]
+
+
+# Not catalogue mutants: no single-threaded scenario can see a missing lock or an
+# unlocked read. The
 # concurrency stress must catch it (tests/test_selfvalidation.py).
 WEAKREF_WITHOUT_LOCK = Mutant("weakref_without_lock", "the lock around each call",
                               (("weakref_lru", "with self._lock:", "if True:"),),
                               cls="SourceTensorLRUCache", module="weakref_lru")
+HARDENED_UNLOCKED_READ = Mutant(
+    "hardened_slow_path_unlocked_read", "the slow path's second read of the entry under the lock",
+    (("hardened", "            # Read again under the lock: another thread may have evicted the entry.\n"
+      "            ref = self._entries.get(key)\n", ""),
+     ("hardened", "        if self._entries.get(key) is None:\n            return None  # a plain miss needs no lock",
+      "        ref = self._entries.get(key)\n        if ref is None:\n            return None")))
 
 
 def _edit(text: str, old: str, new: str, mutant: str) -> str:

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
-from cache_impl import LEVELS, CacheSpecError, declared_level, resolve  # noqa: E402
+from cache_impl import CacheSpecError, declared_level, resolve  # noqa: E402
 from harness.metrics import frame_ssim  # noqa: E402
 from harness.results import write_atomic  # noqa: E402
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip, tally  # noqa: E402
@@ -321,7 +321,7 @@ def _level_of(spec: str) -> int:
         level = declared_level(resolve(spec))
     except CacheSpecError:
         level = None
-    return LEVELS.index(level) if level else -1
+    return int(level) if level is not None else -1
 
 
 def _evidence_blocks(records: list[dict]) -> list:

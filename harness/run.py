@@ -156,7 +156,7 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
         reused = req.reused_from["positive"] is not None
         contaminated = check.false_hits > 0
         record = {
-            "scenario": scenario, "level": f"L{strategy.level}", "cache": cache, "device": str(device),
+            "scenario": scenario, "level": str(strategy.level), "cache": cache, "device": str(device),
             "seed": seed, "request_seed": req.seed, "request": req.index, "prompt": req.prompt,
             "address_reused": reused,
             "addresses": {role: hex(a) for role, a in req.addresses.items()},

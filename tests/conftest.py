@@ -6,24 +6,16 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import settings
 
-from cache_impl import DESIGNS, LEVELS
+from cache_impl import DESIGNS, LEVELS, Level
 from repro.scenarios import CATALOGUE
-
-
-# Stateful search budgets: "ci" keeps the suite fast; "soak" is for a long hunt
-# (pytest --hypothesis-profile soak).
-settings.register_profile("ci", max_examples=300, stateful_step_count=20, deadline=None, database=None)
-settings.register_profile("soak", max_examples=5000, stateful_step_count=60, deadline=None, database=None)
-settings.load_profile("ci")
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("address-reuse harness")
     group.addoption("--cache-impl", metavar="SPEC", default=None,
                     help="run the conformance catalogue against this cache (name or package.module:attr)")
-    group.addoption("--cache-level", choices=LEVELS, default="L1",
+    group.addoption("--cache-level", type=Level.parse, choices=LEVELS, default=Level.L1,
                     help="with --cache-impl: the level it must reach (default L1)")
     group.addoption("--sweep-seeds", type=int, default=0, metavar="N",
                     help="run the pipeline sweep: every scenario x design x N seeds, one test each "
@@ -63,4 +55,4 @@ def pytest_generate_tests(metafunc):
 def outside_cache(request):
     """(spec, required level) when --cache-impl was given, else None."""
     spec = request.config.getoption("--cache-impl")
-    return (spec, LEVELS.index(request.config.getoption("--cache-level"))) if spec else None
+    return (spec, request.config.getoption("--cache-level")) if spec else None

@@ -4,23 +4,36 @@ from __future__ import annotations
 
 import pytest
 
-from cache_impl import DESIGNS, LEVELS
-from harness.audit import first_failure
-from harness.mutants import MUTANTS, WEAKREF_WITHOUT_LOCK, build
-from harness.selfcheck import memory_after, stress_threads
+from cache_impl import DESIGNS, Level
+from harness.audit import catalogue_failure
+from harness.mutants import HARDENED_UNLOCKED_READ, MUTANTS, WEAKREF_WITHOUT_LOCK, build
+from harness.search import search
+from harness.selfcheck import memory_after, race_seen, stress_threads
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
 
 
 def test_enough_mutants():
-    assert len(MUTANTS) >= 12 and len({m.name for m in MUTANTS}) == len(MUTANTS)
+    assert len(MUTANTS) >= 28 and len({m.name for m in MUTANTS}) == len(MUTANTS)
+    assert sum(m.search_only for m in MUTANTS) >= 10
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
-def test_every_mutant_is_killed(mutant):
+CATALOGUE_MUTANTS = [m for m in MUTANTS if not m.search_only]
+SEARCH_MUTANTS = [m for m in MUTANTS if m.search_only]
+
+
+@pytest.mark.parametrize("mutant", CATALOGUE_MUTANTS, ids=[m.name for m in CATALOGUE_MUTANTS])
+def test_catalogue_kills_its_mutants(mutant):
     cls = build(mutant)
-    failure = first_failure(cls, LEVELS.index(cls.level))
-    assert failure is not None, f"{mutant.name} survived: the catalogue misses '{mutant.breaks}'"
+    found = catalogue_failure(cls, cls.level)
+    assert found is not None, f"{mutant.name} survived the catalogue: it misses '{mutant.breaks}'"
+
+
+@pytest.mark.parametrize("mutant", SEARCH_MUTANTS, ids=[m.name for m in SEARCH_MUTANTS])
+def test_search_only_mutants_pass_the_catalogue(mutant):
+    """They are wrong only where the fixed catalogue never goes: it must not see them."""
+    cls = build(mutant)
+    assert catalogue_failure(cls, cls.level) is None
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
@@ -29,18 +42,16 @@ def test_shared_cache_under_threads(name):
     no false hit although threads free and reuse addresses concurrently."""
     stats = stress_threads(DESIGNS[name])
     assert stats["exceptions"] == []
-    assert stats["max_len"] <= 8
-    if LEVELS.index(DESIGNS[name].level) >= 1:
+    assert stats["max_len"] <= 3
+    if DESIGNS[name].level >= Level.L1:
         assert stats["false_hits"] == 0, f"{stats['false_hits']}/{stats['lookups']}"
 
 
-def test_stress_catches_a_missing_lock():
-    """The same stress on the seed-fix design with its lock removed: the race shows.
-    A race is a matter of timing, so up to five rounds; each one alone caught it in
-    nearly every run measured."""
-    unlocked = build(WEAKREF_WITHOUT_LOCK)
-    caught = any(stress_threads(unlocked, requests=300)["exceptions"] for _ in range(5))
-    assert caught, "five rounds of thread stress did not catch an unlocked cache"
+@pytest.mark.parametrize("control", [WEAKREF_WITHOUT_LOCK, HARDENED_UNLOCKED_READ], ids=lambda m: m.name)
+def test_stress_catches_a_race(control):
+    """The same stress on a design with its lock removed, or with the slow path's
+    read of the entry outside the lock: the race shows (up to five rounds)."""
+    assert race_seen(build(control)), f"five rounds of thread stress did not catch {control.breaks}"
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
@@ -48,5 +59,5 @@ def test_memory_after_many_requests(name):
     m = memory_after(DESIGNS[name], requests=1000, max_size=2)
     assert m["kept_sources"] == 0  # never keeps a freed source alive
     assert m["peak_values"] <= 2  # never more values than max_size
-    if LEVELS.index(DESIGNS[name].level) >= 1:
+    if DESIGNS[name].level >= Level.L1:
         assert m["stale_values_after_next_insert"] == 0  # dead sources' values go at the next insert

@@ -1,0 +1,388 @@
+"""The audit's generative phase: a differential stateful search on the cache under audit.
+
+The catalogue holds each situation still (one size, one dtype, one layout). This
+search varies them: hypothesis drives random sequences of steps against the
+cache, and an oracle checks every hit (a hit must be the value computed from the
+looked-up tensor's *current* content). What it varies:
+
+- ``max_size`` from 1 to 128, fill levels up to it, entries of every age, up to
+  20 hits in a row on one entry;
+- dtypes float32, float16, bfloat16, complex64, int64, and views that read one
+  memory as another dtype of the same size;
+- layouts: contiguous, transposed, expanded, strided, views at other offsets of
+  one storage (CFG halves made by ``.chunk(2)``), conj and neg-bit views;
+- grad modes: enabled, ``no_grad``, ``inference_mode``;
+- every way a live source changes: in place (a version bump), reinterpreted with
+  ``.data =``, freed and its address reused (L1), storage swapped, rebound away
+  and rebound back to its old address (L2), rewritten with no version bump (L3).
+
+Every step *is* a line of plain Python: the machine executes the text it records,
+so a failure shrinks to a short runnable snippet that reproduces it with plain
+torch calls. A failure belongs to the highest level among its steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+
+import torch
+import torch.utils.dlpack
+
+from cache_impl import Level
+
+SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
+SIZES = (2, 1, 128, 3, 64, 8)  # max_size, one per round of examples, in turn
+DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64")
+# A dtype of the same item size, to read one memory as another type.
+SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
+           "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64"}
+GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}
+
+# Views of a live (4, 8) source, as expressions over its name. ``any_layout``
+# views stay valid after the source was reinterpreted into another shape.
+VIEWS = {
+    "itself": ("{s}", True),
+    "detach": ("{s}.detach()", True),
+    "chunk0": ("{s}.chunk(2)[0]", False),  # CFG halves of one batched tensor
+    "chunk1": ("{s}.chunk(2)[1]", False),
+    "rows_1_3": ("{s}[1:3]", False),
+    "transposed": ("{s}.t()", False),
+    "view_8x4": ("{s}.view(8, 4)", False),
+    "expanded_row": ("{s}[0:1].expand(4, 8)", False),  # same address and shape as {s}, stride 0
+    "every_other_column": ("{s}[:, ::2]", False),
+    "square_transposed": ("{s}[:, :4].t()", False),  # same address and shape as every_other_column
+    "sibling_dtype": ("{s}.view(torch.{sibling})", True),
+    "conj": ("{s}.conj()", True),
+    "imag_of_conj": ("{s}.conj().imag", True),  # the neg bit
+}
+COMPLEX_ONLY = {"conj", "imag_of_conj"}
+# The model's everyday case, the source itself, drawn as often as all views together.
+LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
+
+PRELUDE = '''cache = {factory}(max_size={max_size})
+arenas = [torch.empty(256, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
+graveyard, fillers = [], []
+
+
+def content(n, dtype):
+    """Distinct, small, exact values for request n."""
+    x = (torch.arange(32).view(4, 8) + 37 * n) % 251
+    return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
+
+
+def fresh(slot, n, dtype):
+    """The next request's tensor at a slot's fixed address: a new tensor with its own
+    version counter at 0 and its own content, as the allocator hands out a freed address."""
+    view = arenas[slot][:32 * dtype.itemsize].view(dtype).view(4, 8)
+    with torch.no_grad():
+        view.copy_(content(n, dtype))
+    return dlpack.from_dlpack(dlpack.to_dlpack(view))
+
+
+def project(t):
+    return t * 2 + 1
+
+
+def same(a, b):
+    return (isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape
+            and torch.equal(a.nan_to_num(), b.nan_to_num()) and torch.equal(a.isnan(), b.isnan()))
+
+
+def check(t, where):
+    """Look up as a model does; a hit must be the value of t's current content."""
+    try:
+        value = cache.get(t)
+        if value is None:
+            cache.put(t, project(t))
+    except Exception as exc:
+        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
+    if value is not None and not same(value, project(t)):
+        raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
+'''
+
+
+@dataclass
+class SearchFailure:
+    """A shrunk counterexample: its level, what went wrong, a runnable snippet."""
+
+    level: Level
+    message: str
+    snippet: str
+    seed: int  # --seed that finds it first
+
+
+def _imports(spec: str, factory) -> tuple[str, str]:
+    """How a snippet gets the cache factory: (import lines, the name it is bound to).
+    The search itself binds that name to ``factory`` directly: a factory built in
+    memory (a mutant) has no import path."""
+    if ":" in spec:
+        module, _, attr = spec.partition(":")
+        head = attr.split(".")[0]
+        return f"from {module} import {head}", attr
+    name = getattr(factory, "__name__", "make_cache")
+    return f"from cache_impl import DESIGNS\n\n{name} = DESIGNS[{spec!r}]", name
+
+
+def make_machine(spec: str, factory, level: Level, max_size: int, record: dict):
+    """A state machine searching a ``factory(max_size=max_size)`` cache with the
+    steps of ``level`` and below. The steps of the last failing run (hypothesis
+    replays the shrunk one last) land in ``record``."""
+
+    class CacheSearch(RuleBasedStateMachine):
+        def __init__(self):
+            super().__init__()
+            self.lines: list[tuple[Level, str]] = []
+            self.namespace: dict = {}
+            self.live = [None] * SLOTS  # per slot: _slot_state() while a source lives there
+            self.graveyard = 0  # live sources whose storage left their slot (L2 steps)
+            self.last_dtype = ["float32"] * SLOTS
+            self.in_request = False
+            self.made = 0
+            self.steps = 0
+            imports, name = _imports(spec, factory)
+            setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS)
+            self.prelude = f"import torch\nfrom torch.utils import dlpack\n{imports}\n{setup}"
+            self.namespace = {"__name__": "audit_search", "torch": torch, "dlpack": torch.utils.dlpack}
+            head = name.split(".")[0]
+            self.namespace[head] = factory if head == name else _Namespace(name, factory)
+            exec(setup, self.namespace)
+
+        # -- running text ---------------------------------------------------
+
+        def run(self, step_level: Level, code: str) -> None:
+            """Record a step and execute exactly that text."""
+            self.lines.append((step_level, code))
+            self.steps += 1
+            try:
+                exec(code, self.namespace)
+            except AssertionError as exc:  # raised by check(): a finding about the cache
+                record["lines"] = list(self.lines)
+                record["prelude"] = self.prelude
+                record["error"] = str(exc)
+                raise
+
+        def next_content(self) -> int:
+            self.made += 1
+            return self.made
+
+        # -- request bounds (what an L3 cache needs to hear) ------------------
+
+        @precondition(lambda self: not self.in_request)
+        @rule()
+        def request_begins(self):
+            self.in_request = True
+            self.run(Level.L0, "getattr(cache, 'begin_request', lambda: None)()")
+
+        @precondition(lambda self: self.in_request)
+        @rule()
+        def request_ends(self):
+            self.in_request = False
+            self.run(Level.L0, "getattr(cache, 'end_request', lambda: None)()")
+
+        # -- filling: many other live entries, of every age --------------------
+
+        @precondition(lambda self: level < Level.L3 or self.in_request)
+        @rule(count=st.sampled_from((1, 3, 8, 40, 130)), dtype=st.sampled_from(DTYPES))
+        def more_entries(self, count, dtype):
+            first = self.made + 1
+            self.made += count
+            self.run(Level.L0, f"for n in range({first}, {self.made + 1}):\n"
+                               f"    fillers.append(content(n, torch.{dtype}))\n"
+                               f"    check(fillers[-1], f'filler {{n}}')")
+
+    for slot in range(SLOTS):
+        _add_slot_rules(CacheSearch, slot, level)
+    CacheSearch.__name__ = f"AuditSearch_{level}_size{max_size}"
+    return CacheSearch
+
+
+def _add_slot_rules(machine, slot: int, level: Level) -> None:
+    """Steps on one slot's source (``s0``, ``s1``): lookups through its views, and
+    every way it can change. Each has a precondition, so no step is a no-op."""
+    name = f"s{slot}"
+
+    def live(self):
+        return self.live[slot] is not None
+
+    def source(self):
+        """The slot's live tensor: what the steps ask of it (dtype, conj bit, ...)
+        is read from it, never tracked beside it."""
+        return self.namespace[name]
+
+    def dtype_of(self) -> str:
+        return str(source(self).dtype).removeprefix("torch.")
+
+    def versioned(self):
+        return live(self) and not source(self).is_inference()
+
+    def view_name(kind):
+        return f"v{slot}_{kind}"
+
+    def forget(self):
+        """The slot's source and views leave the namespace (their objects may live on)."""
+        names = [name] + [view_name(k) for k in self.live[slot]["views"]]
+        self.live[slot] = None
+        return "del " + ", ".join(names)
+
+    @precondition(lambda self: level < Level.L3 or self.in_request)
+    @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from((1, 2, 20)),
+          grad=st.sampled_from(list(GRAD_MODES)), dtype=st.sampled_from((None, None, None) + DTYPES))
+    def lookup(self, view, new_object, repeat, grad, dtype):
+        """Look up the slot's source through a view; where no source lives, the next
+        request's tensor is made at the slot's address first (in ``grad`` mode), of
+        ``dtype`` or, mostly, of the dtype the last one there had (reuse needs it)."""
+        mode = GRAD_MODES[grad]
+        if not live(self):
+            dtype = dtype or self.last_dtype[slot]
+            self.last_dtype[slot] = dtype
+            self.live[slot] = _slot_state()
+            make = f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype})"
+            self.run(Level.L0, f"with {mode}:\n    {make}" if mode else make)
+        state, dtype = self.live[slot], dtype_of(self)
+        template, any_layout = VIEWS[view]
+        if ((view in COMPLEX_ONLY and dtype != "complex64") or (state["relaid"] and not any_layout)
+                or (view == "sibling_dtype" and source(self).is_conj())):  # torch cannot view a conj tensor as another dtype
+            view = "itself"
+            template = VIEWS[view][0]
+        expr = template.format(s=name, sibling=SIBLING.get(dtype, dtype))
+        if view != "itself" and not new_object:
+            if view not in state["views"]:
+                state["views"].add(view)
+                self.run(Level.L0, f"{view_name(view)} = {expr}")
+            expr = view_name(view)
+        call = f"check({expr}, 'step {self.steps}: {name} {view}')"
+        if repeat > 1:
+            call = f"for _ in range({repeat}):\n    {call}"
+        if mode:
+            call = f"with {mode}:\n" + "\n".join("    " + line for line in call.splitlines())
+        self.run(Level.L0, call)
+
+    def update_in_place(self):
+        """In place: a version bump; on an inference tensor, a rewrite with none (L3)."""
+        if source(self).is_inference():
+            self.run(Level.L3, f"with torch.inference_mode():\n    {name}.add_(1)")
+        else:
+            self.run(Level.L0, f"with torch.no_grad():\n    {name}.add_(1)")
+
+    def reinterpret(self, how):
+        """``.data =`` a view of its own memory: other layout, dtype or conj bit; no version bump."""
+        dtype = dtype_of(self)
+        if how == "conj" and dtype != "complex64":
+            how = "sibling_dtype"
+        if how == "sibling_dtype" and source(self).is_conj():
+            how = "first_half"
+        if how == "sibling_dtype":
+            self.run(Level.L0, f"{name}.data = {name}.view(torch.{SIBLING.get(dtype, dtype)})")
+        elif how == "conj":
+            self.run(Level.L0, f"{name}.data = {name}.conj()")
+        else:  # a (4, 4) window at one of two offsets of its own storage
+            self.live[slot]["relaid"] = True
+            offset = 16 if how == "second_half" else 0
+            self.run(Level.L0, f"{name}.data = torch.empty(0, dtype={name}.dtype).set_("
+                               f"{name}.untyped_storage(), {offset}, (4, 4), (4, 1))")
+
+    def free(self):
+        self.run(Level.L1, forget(self))
+
+    def swap_storage(self):
+        """``set_()`` to other memory: the source lives on, its address is free."""
+        self.graveyard += 1
+        self.run(Level.L2, f"{name}.set_(torch.empty(0, dtype={name}.dtype))\ngraveyard.append({name})\n"
+                 + forget(self))
+
+    def rebind_away(self):
+        """``.data =`` other memory (no version bump): the source lives on, its address is free."""
+        self.graveyard += 1
+        self.run(Level.L2, f"{name}.data = torch.empty_like({name})\ngraveyard.append({name})\n" + forget(self))
+
+    def rebind_back(self):
+        """A source whose storage left is rebound to a fresh tensor at this slot's
+        address: the same object, maybe its old address, layout and version."""
+        self.graveyard -= 1
+        self.run(Level.L2, f"{name} = graveyard.pop()\n"
+                           f"{name}.data = fresh({slot}, {self.next_content()}, {name}.dtype)")
+        self.live[slot] = _slot_state()
+
+    def rewrite_through_alias(self):
+        """Content rewritten through another tensor on the same storage, which has
+        its own version counter: the source's version does not move (L3)."""
+        self.run(Level.L3, f"alias = torch.empty(0, dtype={name}.dtype).set_({name}.untyped_storage(), "
+                           f"{name}.storage_offset(), {name}.shape, {name}.stride())\n"
+                           f"with torch.no_grad():\n"
+                           f"    alias.copy_(content({self.next_content()}, {name}.dtype).reshape(-1)"
+                           f"[:{name}.numel()].view({name}.shape))\ndel alias")
+
+    rules = {"lookup": lookup,
+             "update_in_place": precondition(
+                 lambda self: live(self) and (not source(self).is_inference() or level >= Level.L3)
+                 and (level < Level.L3 or not self.in_request))(rule()(update_in_place)),
+             "reinterpret": precondition(versioned)(
+                 rule(how=st.sampled_from(("sibling_dtype", "conj", "first_half", "second_half")))(reinterpret))}
+    if level >= Level.L1:
+        rules["free"] = precondition(live)(rule()(free))
+    if level >= Level.L2:
+        rules["swap_storage"] = precondition(versioned)(rule()(swap_storage))
+        rules["rebind_away"] = precondition(versioned)(rule()(rebind_away))
+        rules["rebind_back"] = precondition(lambda self: not live(self) and self.graveyard > 0)(rule()(rebind_back))
+    if level >= Level.L3:
+        rules["rewrite_through_alias"] = precondition(
+            lambda self: versioned(self) and not self.in_request)(rule()(rewrite_through_alias))
+    for rule_name, fn in rules.items():
+        fn.__name__ = fn.__qualname__ = f"{rule_name}_{slot}"
+        setattr(machine, f"{rule_name}_{slot}", fn)
+
+
+class _Namespace:
+    """Stands for ``Outer`` in a spec ``module:Outer.make``, so the snippet's dotted name resolves."""
+
+    def __init__(self, dotted: str, factory):
+        *middle, last = dotted.split(".")[1:]
+        target = self
+        for part in middle:
+            setattr(target, part, _Namespace.__new__(_Namespace))
+            target = getattr(target, part)
+        setattr(target, last, factory)
+
+
+def _slot_state() -> dict:
+    """What a slot's live tensor does not say itself: whether it left its (4, 8)
+    layout, and which views of it were kept."""
+    return {"relaid": False, "views": set()}
+
+
+def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
+           examples_per_round: int = 50, steps: int = 25) -> SearchFailure | None:
+    """Search ``factory`` with the steps of ``level`` and below for ``budget``
+    seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
+    with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
+    ``rounds`` caps the rounds too, for a search that must not depend on speed."""
+    deadline = time.monotonic() + budget
+    round_seed = seed
+    while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
+        record: dict = {}
+        max_size = SIZES[round_seed % len(SIZES)]
+        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record))
+        config = settings(max_examples=examples_per_round, stateful_step_count=steps, deadline=None,
+                          database=None, suppress_health_check=list(HealthCheck),
+                          phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False)
+        try:
+            run_state_machine_as_test(machine, settings=config)
+        except Exception:  # noqa: BLE001 - any failure of the cache: the record says what it was
+            if "lines" not in record:
+                raise
+            return _failure(record, round_seed)
+        round_seed += 1
+    return None
+
+
+def _failure(record: dict, seed: int) -> SearchFailure:
+    lines = record["lines"]
+    level = max(step_level for step_level, _ in lines)
+    body = "\n".join(code for _, code in lines)
+    snippet = f"{record['prelude']}\n\n# the steps the search shrank the failure to\n{body}\n"
+    return SearchFailure(level, record["error"], snippet, seed)
