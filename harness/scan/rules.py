@@ -100,14 +100,16 @@ def last_name(node: ast.AST) -> str:
     return dotted(node).rsplit(".", 1)[-1]
 
 
-def own_nodes(root: ast.AST):
-    """Every node of ``root``'s body, not descending into nested functions, lambdas or classes."""
-    stack = list(ast.iter_child_nodes(root))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
+def child_nodes(node: ast.AST):
+    """``ast.iter_child_nodes``, inlined: the scan visits every node of thousands of files."""
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    yield item
 
 
 def annotation_is_tensor(annotation: ast.AST | None) -> bool:
@@ -136,7 +138,7 @@ class Scope:
         self.cls = cls
         self.parent = parent  # the enclosing function, for closures
         self.is_module = is_module
-        self.nodes = list(own_nodes(node))
+        self.nodes: list[ast.AST] = []  # its own nodes, not those of nested functions or classes
         self.params: set[str] = set()
         self.tensors: set[str] = set()
         annotated: set[str] = set()
@@ -147,6 +149,10 @@ class Scope:
                     self.params.add(arg.arg)
                     if annotation_is_tensor(arg.annotation):
                         annotated.add(arg.arg)
+        self.annotated = annotated
+
+    def finish(self) -> None:
+        """Read the names, once ``nodes`` is filled."""
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         self.assigned: set[str] = set()
@@ -167,7 +173,7 @@ class Scope:
                 self._tensor_evidence(n)
         # A parameter annotated as a tensor and re-bound in the body (``device = device.device``)
         # may no longer be one.
-        self.tensors |= annotated - self.assigned
+        self.tensors |= self.annotated - self.assigned
         self.env: dict[str, Parts] = {}
         # A function that returns one of its nested functions (a decorator, a factory) keeps
         # that closure's variables alive after the call.
@@ -208,30 +214,45 @@ class ModuleScan:
         self.scopes: list[Scope] = [Scope(tree, None, is_module=True)]
         self.classes: dict[str, ast.ClassDef] = {}
         self.functions: list[tuple[ast.AST, ast.ClassDef | None, ast.AST | None]] = []  # (fn, class, outer fn)
-        self._collect(tree, None, None)
-        by_node: dict[ast.AST, Scope] = {}
-        for fn, cls, outer in self.functions:
-            by_node[fn] = Scope(fn, cls, by_node.get(outer))
-            self.scopes.append(by_node[fn])
+        self.assignments: list[ast.AST] = []
+        self.functools_cache = False  # ``from functools import cache``
+        self._collect(tree, self.scopes[0], None)
+        for scope in self.scopes:
+            scope.finish()
         self.weakref_names = set(WEAKREF_NAMES) | {
             name for name, c in self.classes.items() if any(last_name(b) in WEAKREF_NAMES for b in c.bases)}
         self.constructors = self._mapping_constructors()
-        self.functools_cache = any(
-            isinstance(n, ast.ImportFrom) and n.module == "functools" and any(a.name == "cache" for a in n.names)
-            for n in ast.walk(tree))
+        self._calls: dict[str, list[tuple[ast.Call, Scope]]] | None = None
+
+    def _collect(self, root: ast.AST, scope: Scope, cls: ast.ClassDef | None) -> None:
+        """One walk over the module: each node goes to the scope (function) it belongs to."""
+        stack = [(child, scope, cls) for child in child_nodes(root)]
+        while stack:
+            node, scope, cls = stack.pop()
+            scope.nodes.append(node)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                outer = scope.parent if isinstance(scope.node, ast.ClassDef) else scope  # no closure over a class
+                outer = None if outer is None or outer.is_module else outer
+                self.functions.append((node, cls, outer and outer.node))
+                inner = Scope(node, cls, outer)
+                self.scopes.append(inner)
+                stack += [(child, inner, cls) for child in child_nodes(node)]
+                continue
+            if isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+                # Class-level statements are not analysed as a scope; its methods close over
+                # the function around the class, if any.
+                body = Scope(node, node, None if scope.is_module or isinstance(scope.node, ast.ClassDef)
+                             else scope)
+                stack += [(child, body, node) for child in child_nodes(node)]
+                continue
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                self.assignments.append(node)
+            elif isinstance(node, ast.ImportFrom) and node.module == "functools":
+                self.functools_cache |= any(a.name == "cache" for a in node.names)
+            stack += [(child, scope, cls) for child in child_nodes(node)]
 
     # -- what things are made of ---------------------------------------------------------------
-
-    def _collect(self, node: ast.AST, cls: ast.ClassDef | None, outer: ast.AST | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef):
-                self.classes[child.name] = child
-                self._collect(child, child, None)
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.append((child, cls, outer))
-                self._collect(child, cls, child)
-            else:
-                self._collect(child, cls, outer)
 
     def parts(self, node: ast.AST, scope: Scope) -> Parts:
         """What the value of ``node`` is made of, as far as a key is concerned."""
@@ -415,8 +436,8 @@ class ModuleScan:
     def _mapping_constructors(self) -> dict[str, str]:
         """``self._entries = OrderedDict()`` -> ``{"self._entries": "OrderedDict"}``."""
         found = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        for node in self.assignments:
+            if node.value is not None:
                 kind = (last_name(node.value.func) if isinstance(node.value, ast.Call)
                         else {ast.Dict: "dict", ast.Set: "set"}.get(type(node.value), ""))
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]

@@ -21,7 +21,8 @@ from harness.scan.rules import Finding, ModuleScan, Parts
 SKIPPED_DIRS = (".*", "__pycache__", "venv", "site-packages", "node_modules")
 NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+\b(?:\s*,\s*[A-Z]+[0-9]+\b)*)(?P<reason>[^#]*)")
 # A file with none of these cannot hold a finding of its own (only through an imported helper).
-TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|\bcache\b|WeakKeyDictionary")
+TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|from functools import[^\n]*\bcache\b"
+                      rb"|WeakKeyDictionary")
 PARALLEL_FROM = 32  # fewer files than this are scanned in this process: starting workers costs more
 
 
