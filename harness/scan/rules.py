@@ -446,6 +446,15 @@ class ModuleScan:
                         found[dotted(t)] = kind
         return found
 
+    def mapping_kind(self, name: str) -> str:
+        """What made the mapping: by its name, else by its attribute name alone when one kind of
+        mapping has it in this module (``ctx.table`` made as ``self.table = WeakValueDictionary()``)."""
+        if name in self.constructors:
+            return self.constructors[name]
+        attr = name.rpartition(".")[2]
+        kinds = {kind for target, kind in self.constructors.items() if target.rpartition(".")[2] == attr}
+        return kinds.pop() if "." in name and len(kinds) == 1 else ""
+
     def _persistent(self, mapping: ast.AST, scope: Scope) -> bool:
         """Does the mapping outlive one call? A local dict (a memo within one traversal) does not."""
         root = mapping
@@ -488,7 +497,7 @@ class ModuleScan:
                 if not self._persistent(mapping, scope):
                     continue
                 key_parts = self.parts(key, scope)
-                if self.constructors.get(dotted(mapping)) == "WeakKeyDictionary" and self.is_tensor(key, scope):
+                if self.mapping_kind(dotted(mapping)) == "WeakKeyDictionary" and self.is_tensor(key, scope):
                     groups.setdefault(("ARH003", scope.cls, dotted(mapping)), []).append((at, how, key_parts, scope))
                 elif is_address(key_parts):
                     name = ast.unparse(mapping)
@@ -512,7 +521,7 @@ class ModuleScan:
                               key_text=["the tensor object (hash by id(), compared with ==)"],
                               liveness_text="liveness (entries die with their key)")
                 continue
-            kind = self.constructors.get(name, "")
+            kind = self.mapping_kind(name)
             classes = key_class_names(key_parts)
             self.used_key_classes.update(classes)
             roots = ([cls] if cls is not None else self._functions_using(name)) + \
