@@ -144,15 +144,14 @@ class Scope:
         self.nodes: list[ast.AST] = []  # its own nodes, not those of nested functions or classes
         self.params: set[str] = set()
         self.tensors: set[str] = set()
-        annotated: set[str] = set()
+        self.annotated: set[str] = set()  # parameters annotated as tensors
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
                 if arg is not None:
                     self.params.add(arg.arg)
                     if annotation_is_tensor(arg.annotation):
-                        annotated.add(arg.arg)
-        self.annotated = annotated
+                        self.annotated.add(arg.arg)
 
     def finish(self) -> None:
         """Read the names, once ``nodes`` is filled."""
@@ -206,7 +205,6 @@ class ModuleScan:
     """The rules applied to one parsed module."""
 
     def __init__(self, tree: ast.Module, path: str, module: str, imported: dict[str, Parts] | None = None):
-        self.tree = tree
         self.path = path
         self.module = module
         self.findings: list[Finding] = []
@@ -216,7 +214,7 @@ class ModuleScan:
         self.class_attrs: dict[ast.ClassDef, dict[str, Parts]] = {}
         self.scopes: list[Scope] = [Scope(tree, None, is_module=True)]
         self.classes: dict[str, ast.ClassDef] = {}
-        self.functions: list[tuple[ast.AST, ast.ClassDef | None, ast.AST | None]] = []  # (fn, class, outer fn)
+        self.functions: list[tuple[ast.AST, ast.ClassDef | None]] = []  # (function, its class)
         self.assignments: list[ast.AST] = []
         self.functools_cache = False  # ``from functools import cache``
         self._collect(tree, self.scopes[0], None)
@@ -225,7 +223,6 @@ class ModuleScan:
         self.weakref_names = set(WEAKREF_NAMES) | {
             name for name, c in self.classes.items() if any(last_name(b) in WEAKREF_NAMES for b in c.bases)}
         self.constructors = self._mapping_constructors()
-        self._calls: dict[str, list[tuple[ast.Call, Scope]]] | None = None
 
     def _collect(self, root: ast.AST, scope: Scope, cls: ast.ClassDef | None) -> None:
         """One walk over the module: each node goes to the scope (function) it belongs to."""
@@ -240,7 +237,7 @@ class ModuleScan:
                 if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                     outer = scope.parent if isinstance(scope.node, ast.ClassDef) else scope  # no closure over a class
                     outer = None if outer is None or outer.is_module else outer
-                    self.functions.append((node, cls, outer and outer.node))
+                    self.functions.append((node, cls))
                     inner = Scope(node, cls, outer)
                     self.scopes.append(inner)
                     bodies.append((node, inner, cls))
@@ -576,7 +573,7 @@ class ModuleScan:
 
     def check_functools_caches(self) -> None:
         """ARH002: functools.lru_cache / cache over a tensor, or over a key built from its address."""
-        for fn, cls, _ in self.functions:
+        for fn, cls in self.functions:
             decorators = [d for d in fn.decorator_list if self._is_functools_cache(d)]
             if not decorators:
                 continue
@@ -629,5 +626,5 @@ class ModuleScan:
 
     def exports(self) -> dict[str, Parts]:
         """Helpers other modules can import: name -> what the key they return is made of."""
-        defined = {fn.name for fn, cls, _ in self.functions if cls is None}
+        defined = {fn.name for fn, cls in self.functions if cls is None}
         return {name: parts for name, parts in self.helpers.items() if name in defined}
