@@ -138,7 +138,7 @@ def test_unparsable_files_are_listed_and_skipped(capsys, tmp_path):
     (tmp_path / "cache.py").write_text("_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())\n")
     code, out, _ = _run(["scan", str(tmp_path)], capsys)
     assert code == 1
-    assert re.search(r"broken\.py: skipped, does not parse \(line 1: ", out)
+    assert re.search(r"broken\.py: skipped, does not parse: line 1: ", out)
     assert "binary.py: skipped, does not parse" in out
     assert "1 finding(s) in 3 file(s), 2 file(s) skipped" in out
 

@@ -30,7 +30,7 @@ def text(result: ScanResult) -> str:
         if f.audit:
             out.append(f"    check: {f.audit}")
     for path, reason in result.skipped:
-        out.append(f"{path}: skipped, does not parse ({reason})")
+        out.append(f"{path}: skipped, {reason}")
     shown = sum(not f.suppressed for f in result.findings)
     suppressed = len(result.findings) - shown
     out.append(f"{shown} finding(s) in {result.files} file(s)"
@@ -75,7 +75,7 @@ def sarif(result: ScanResult) -> str:
         if f.suppressed:
             entry["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
         results.append(entry)
-    notifications = [{"level": "warning", "message": {"text": f"skipped, does not parse: {reason}"},
+    notifications = [{"level": "warning", "message": {"text": f"skipped, {reason}"},
                       "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(path)}}}]}
                      for path, reason in result.skipped]
     log = {

@@ -140,12 +140,14 @@ def scan_file(path: str, imported_table: dict[str, Parts] | None = None) -> File
     module = module_name(path)
     try:
         source = Path(path).read_bytes()
+    except OSError as exc:
+        return FileResult(path, module, skipped=f"cannot be read: {exc.strerror or exc}")
+    try:
         tree = ast.parse(source, filename=path)
-    except (OSError, SyntaxError, ValueError) as exc:
-        where = f"line {exc.lineno}: " if isinstance(exc, SyntaxError) and exc.lineno else ""
-        reason = exc.msg if isinstance(exc, SyntaxError) else (exc.strerror or str(exc)) \
-            if isinstance(exc, OSError) else str(exc)
-        return FileResult(path, module, skipped=f"{where}{reason}")
+    except SyntaxError as exc:
+        return FileResult(path, module, skipped=f"does not parse: line {exc.lineno}: {exc.msg}")
+    except ValueError as exc:  # a null byte, before Python 3.12
+        return FileResult(path, module, skipped=f"does not parse: {exc}")
     imports = _imports(tree, module, path.endswith("__init__.py"))
     if imported_table is None and not TRIGGERS.search(source):
         return FileResult(path, module, imports=imports)
