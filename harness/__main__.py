@@ -1,4 +1,4 @@
-"""Command line: ``python -m harness audit|compare|report``."""
+"""Command line: ``python -m harness audit|compare|report|scan``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from harness.audit import DEFAULT_BUDGET, audit
 from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, level_argument, prepare_run,
                          seconds_argument, seed_argument)
 from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
+from harness.scan import add_arguments as add_scan_arguments
 from repro.scenarios import get_scenario
 
 
@@ -53,6 +54,13 @@ def build_parser() -> OneLineParser:
                    description="Measure every design side by side in one process and write "
                                "reports/bench/bench.json and bench.md.")
 
+    add_scan_arguments(sub.add_parser(
+        "scan", help="find caches keyed by a tensor's address in Python source (never imported)",
+        description="Report every mapping keyed by a tensor's address or identity, functools cache over a "
+                    "tensor and WeakKeyDictionary keyed by tensors, with the guards found and the level they "
+                    "suggest. Exit 0 when nothing is found, 1 on findings, 2 for bad usage or an "
+                    "unreadable path."))
+
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)")
     r.add_argument("folder", nargs="?", type=Path, default=REPORTS / "latest",
                    help="a run folder holding results.json (default: reports/latest)")
@@ -95,6 +103,9 @@ def main(argv=None) -> int:
     if args.command == "selfcheck":
         from harness.selfcheck import main as selfcheck
         return selfcheck()
+    if args.command == "scan":
+        from harness.scan import main as scan
+        return scan(args)
     if args.command == "bench":
         from harness.bench import run_bench
         run_bench()

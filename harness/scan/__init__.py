@@ -1,0 +1,48 @@
+"""``python -m harness scan PATH...``: find the caches keyed by where a tensor lives.
+
+Reads Python source (never imports it) and reports every mapping keyed by a
+tensor's address or identity, every functools cache over a tensor, and every
+WeakKeyDictionary keyed by tensors, with the guards found around each and the
+guarantee level they suggest. Exit 0: nothing found; 1: findings; 2: error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harness.scan.formats import FORMATS
+from harness.scan.rules import CODES, Finding
+from harness.scan.runner import ScanError, ScanResult, scan_paths
+
+__all__ = ["CODES", "Finding", "ScanError", "ScanResult", "add_arguments", "main", "scan_paths"]
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="Python files or folders to read")
+    p.add_argument("--format", choices=list(FORMATS), default="text",
+                   help="text (path:line:col: CODE message, the default), json, or sarif (SARIF 2.1.0)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="skip files and folders matching GLOB (relative path or name); repeatable")
+    p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                   help="processes reading files (default: one per core)")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        result = scan_paths(args.paths, tuple(args.exclude), args.jobs)
+    except ScanError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(FORMATS[args.format](result))
+    return 1 if any(not f.suppressed for f in result.findings) else 0

@@ -1,0 +1,93 @@
+"""Output: text (``path:line:col: CODE message``, as flake8 and ruff print), JSON, SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from harness.scan.rules import CODES, Finding
+from harness.scan.runner import ScanResult
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+TOOL = "harness scan"
+
+
+def guards_line(f: Finding) -> str:
+    missing = f"; missing: {', '.join(f.missing)}" if f.missing else ""
+    return f"guards: {', '.join(f.guards) or 'none'}{missing}; suggests {f.level}"
+
+
+def text(result: ScanResult) -> str:
+    out = []
+    for f in result.findings:
+        if f.suppressed:
+            continue
+        out.append(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
+        out.append(f"    key: {'; '.join(f.key)}")
+        out.append(f"    {guards_line(f)}")
+        out += [f"    note: {n}" for n in f.notes]
+        if f.audit:
+            out.append(f"    check: {f.audit}")
+    for path, reason in result.skipped:
+        out.append(f"{path}: skipped, {reason}")
+    shown = sum(not f.suppressed for f in result.findings)
+    suppressed = len(result.findings) - shown
+    out.append(f"{shown} finding(s) in {result.files} file(s)"
+               + (f", {suppressed} suppressed" if suppressed else "")
+               + (f", {len(result.skipped)} file(s) skipped" if result.skipped else ""))
+    return "\n".join(out) + "\n"
+
+
+def as_json(result: ScanResult) -> str:
+    return json.dumps({
+        "files": result.files,
+        "findings": [asdict(f) for f in result.findings],
+        "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
+    }, indent=2) + "\n"
+
+
+def _uri(path: str) -> str:
+    p = Path(path)
+    return p.as_uri() if p.is_absolute() else p.as_posix()
+
+
+def sarif(result: ScanResult) -> str:
+    codes = list(CODES)
+    rules = [{"id": code, "name": code, "shortDescription": {"text": CODES[code]},
+              "defaultConfiguration": {"level": "warning"}} for code in codes]
+    results = []
+    for f in result.findings:
+        text_lines = [f.message, f"key: {'; '.join(f.key)}", guards_line(f), *f.notes]
+        if f.audit:
+            text_lines.append(f"check: {f.audit}")
+        entry = {
+            "ruleId": f.code,
+            "ruleIndex": codes.index(f.code),
+            "level": "warning",
+            "message": {"text": "\n".join(text_lines)},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _uri(f.path)},
+                "region": {"startLine": f.line, "startColumn": f.col}}}],
+            "properties": {"key": f.key, "guards": f.guards, "missingGuards": f.missing, "suggestedLevel": f.level,
+                           **({"audit": f.audit} if f.audit else {})},
+        }
+        if f.suppressed:
+            entry["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
+        results.append(entry)
+    notifications = [{"level": "warning", "message": {"text": f"skipped, {reason}"},
+                      "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(path)}}}]}
+                     for path, reason in result.skipped]
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": TOOL, "rules": rules}},
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+FORMATS = {"text": text, "json": as_json, "sarif": sarif}

@@ -1,0 +1,1 @@
+# A package whose cache keys on a helper defined in a sibling module.

