@@ -105,7 +105,7 @@ def test_suggested_levels_match_the_designs_declared_levels():
             if match:
                 level = f.level if line == f.audit else re.search(r"suggests (L\d)", line)[1]
                 suggested.setdefault(match[1], set()).add(level)
-    assert suggested == {name: {getattr(cache_impl, name).level} for name in
+    assert suggested == {name: {str(getattr(cache_impl, name).level)} for name in
                          ("FingerprintLRUCache", "SourceTensorLRUCache", "HardenedCache", "RequestScopedCache")}
 
 
