@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cache_impl import DESIGNS, LEVELS, CacheSpecError, resolve
 from harness.audit import audit
-from harness.cli import STRATEGIES, OneLineParser, add_run_options, execute, prepare_run
+from harness.cli import STRATEGIES, OneLineParser, add_run_options, execute, models_to_run, prepare_run
 from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from repro.scenarios import get_scenario
 
@@ -57,14 +57,15 @@ def compare(parser, args) -> int:
     scenarios = args.scenario or [s for s in STRATEGIES if get_scenario(s).level <= required]
     if args.before == args.after:
         parser.error("--before and --after name the same cache")
-    plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], scenarios)
+    models = models_to_run(args, scenarios, {"toy": None})
+    plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], models)
     results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}")
     after = [r for r in results["records"] if r["cache"] == args.after]
     bad = [r for r in after if r["verdict"] == CONTAMINATED]
     if bad:
         print(f"FAIL: after ({args.after}) contaminated {len(bad)} request(s):")
         for r in bad:
-            print(f"  {r['scenario']} seed {r['seed']} request {r['request']} ({r['prompt']!r}): "
+            print(f"  {r['model']} {r['scenario']} seed {r['seed']} request {r['request']} ({r['prompt']!r}): "
                   f"{r['false_hits']}/{r['kv_lookups']} K/V lookups returned another request's K/V, "
                   f"min SSIM {r['ssim_min']:.2f}")
         return 1

@@ -8,7 +8,6 @@ import torch
 
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, RunPlan, run_matrix
 from repro.allocator import AddressArena
-from repro.pipeline import preset
 
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")]
@@ -25,9 +24,8 @@ def test_arena_hands_out_fresh_tensors_at_one_cuda_address():
 
 
 def test_forced_and_natural_reuse_on_the_caching_allocator(tmp_path):
-    plan = RunPlan(caches=["fingerprint", "hardened"], scenarios=["freed_address_reused", "natural_reuse"],
-                   seeds=[0], requests=4, config=preset("tiny", steps=2), preset="tiny",
-                   device=torch.device("cuda"))
+    plan = RunPlan(caches=["fingerprint", "hardened"], models={"toy": ["freed_address_reused", "natural_reuse"]},
+                   seeds=[0], requests=4, device=torch.device("cuda"), steps=2)
     results = run_matrix(plan, tmp_path, progress=lambda line: None, update_latest=False)
     forced = [r for r in results["records"] if r["scenario"] == "freed_address_reused" and r["request"] > 0]
     assert all(r["verdict"] == CONTAMINATED for r in forced if r["cache"] == "fingerprint")

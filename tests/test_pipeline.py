@@ -1,4 +1,4 @@
-"""The toy pipeline and the back-to-back serving loop (CPU)."""
+"""The toy model and the back-to-back serving loop (CPU)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import pytest
 import torch
 
 from cache_impl import resolve
-from repro.pipeline import (DEFAULT_PROMPTS, NEGATIVE_PROMPT, PRESETS, ToyHelios, parse_prompt, preset,
-                            render_scene)
+from repro.models.toy import DEFAULT_PROMPTS, PRESETS, ToyHelios, parse_prompt, preset, render_scene
 from repro.serving import STRATEGIES, serve
 
 pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
@@ -20,7 +19,7 @@ def model():
 
 def _run(model, prompt, seed):
     with torch.no_grad():
-        return model.generate(model.encode_prompt(prompt), model.encode_prompt(NEGATIVE_PROMPT), seed)
+        return model.generate(model.encode(prompt), seed)
 
 
 @pytest.mark.parametrize("bad", ["purple circle moving right", "red blob moving up", "red circle moving sideways",

@@ -99,7 +99,7 @@ def test_html_is_self_contained(results, tmp_path):
 def test_gif_panels_and_frames(results, tmp_path):
     write_report(tmp_path, results)
     gifs = sorted((tmp_path / "gifs").glob("*.gif"))
-    assert [g.name for g in gifs] == ["freed_address_reused-seed0-r1-fingerprint.gif"]
+    assert [g.name for g in gifs] == ["toy-freed_address_reused-seed0-r1-fingerprint.gif"]
     frames = iio.imread(gifs[0])
     assert frames.shape[0] == T
     gap = 4

@@ -13,8 +13,7 @@ from cache_impl import DESIGNS
 from cache_impl import resolve
 from harness.run import (CLEAN, CONTAMINATED, INCONCLUSIVE, References, RunPlan, case_requests, run_case,
                          run_matrix)
-from repro.pipeline import DEFAULT_PROMPTS, ToyHelios
-from repro.pipeline import preset
+from repro.models.toy import DEFAULT_PROMPTS, ToyHelios, preset
 from repro.serving import STRATEGIES
 
 pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
@@ -33,8 +32,8 @@ CONTAMINATES = {
 
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory):
-    plan = RunPlan(caches=list(DESIGNS), scenarios=list(STRATEGIES), seeds=[0], requests=3,
-                   config=preset("tiny", steps=2), preset="tiny", device=torch.device("cpu"))
+    plan = RunPlan(caches=list(DESIGNS), models={"toy": list(STRATEGIES)}, seeds=[0], requests=3,
+                   device=torch.device("cpu"), steps=2)
     out = tmp_path_factory.mktemp("run")
     return run_matrix(plan, out, progress=lambda line: None, update_latest=False), out
 
@@ -82,8 +81,8 @@ def test_results_file_is_complete_and_well_formed(matrix):
 
 
 def test_interrupted_run_keeps_finished_cases(tmp_path):
-    plan = RunPlan(caches=["fingerprint", "hardened"], scenarios=["freed_address_reused"], seeds=[0],
-                   requests=2, config=preset("tiny", steps=2), preset="tiny", device=torch.device("cpu"))
+    plan = RunPlan(caches=["fingerprint", "hardened"], models={"toy": ["freed_address_reused"]}, seeds=[0],
+                   requests=2, device=torch.device("cpu"), steps=2)
     calls = []
 
     def progress(line):
@@ -101,12 +100,13 @@ def test_interrupted_run_keeps_finished_cases(tmp_path):
 
 def test_cli_writes_results_and_summary(tmp_path):
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "repro", "--cache", "fingerprint", "hardened", "--scenario",
-                           "freed_address_reused", "--requests", "2", "--steps", "2", "--seed", "0",
+    done = subprocess.run([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "hardened",
+                           "--scenario", "freed_address_reused", "--requests", "2", "--steps", "2", "--seed", "0",
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "[  2/2]" in done.stdout and "freed_address_reused" in done.stdout
     results = json.loads((out / "results.json").read_text())
+    assert {r["model"] for r in results["records"]} == {"toy"} and list(results["models"]) == ["toy"]
     by_cache = {r["cache"]: r for r in results["records"] if r["request"] == 1}
     assert by_cache["fingerprint"]["verdict"] == CONTAMINATED and by_cache["hardened"]["verdict"] == CLEAN
 
