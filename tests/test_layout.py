@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # no model runs here
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = {"cache_impl": {"repro", "harness"}, "repro": {"harness"}, "harness": set()}

@@ -9,7 +9,7 @@ from cache_impl import resolve
 from repro.models.toy import DEFAULT_PROMPTS, PRESETS, ToyHelios, parse_prompt, preset, render_scene
 from repro.serving import STRATEGIES, serve
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # and diffusion where the model runs
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,7 @@ def test_helios_preset_carries_the_real_text_side_dimensions():
     assert (cfg.tokens, cfg.text_dim, cfg.heads, cfg.head_dim, cfg.blocks) == (512, 4096, 40, 128, 40)
 
 
+@pytest.mark.diffusion
 def test_output_plays_the_prompt(model):
     """Decoded frames follow the prompt's scene: the model is a faithful toy."""
     for prompt in DEFAULT_PROMPTS:
@@ -49,11 +50,13 @@ def test_output_plays_the_prompt(model):
         assert (latents.clamp(-1, 1) - scene.clamp(-1, 1)).abs().mean() < 0.1, prompt
 
 
+@pytest.mark.diffusion
 def test_deterministic_given_seed(model):
     assert torch.equal(_run(model, DEFAULT_PROMPTS[0], 3), _run(model, DEFAULT_PROMPTS[0], 3))
     assert not torch.equal(_run(model, DEFAULT_PROMPTS[0], 3), _run(model, DEFAULT_PROMPTS[0], 4))
 
 
+@pytest.mark.diffusion
 def test_frames_shape_and_type(model):
     frames = model.decode(_run(model, DEFAULT_PROMPTS[1], 0))
     cfg = model.cfg
@@ -61,6 +64,7 @@ def test_frames_shape_and_type(model):
     assert frames.dtype == torch.uint8
 
 
+@pytest.mark.diffusion
 def test_cache_hits_within_a_request_and_changes_nothing(model):
     reference = _run(model, DEFAULT_PROMPTS[0], 1)
     model.install_caches(resolve("hardened"))
@@ -79,6 +83,7 @@ def test_cache_hits_within_a_request_and_changes_nothing(model):
         model.install_caches(None)
 
 
+@pytest.mark.diffusion
 def test_no_caching_with_grad_enabled(model):
     model.install_caches(resolve("hardened"))
     try:
@@ -91,6 +96,7 @@ def test_no_caching_with_grad_enabled(model):
         model.install_caches(None)
 
 
+@pytest.mark.diffusion
 @pytest.mark.parametrize("name", ["freed_address_reused", "storage_swapped", "persistent_buffer",
                                   "persistent_buffer_inference"])
 def test_forced_strategies_really_reuse_the_address(model, name):
@@ -101,6 +107,7 @@ def test_forced_strategies_really_reuse_the_address(model, name):
     assert served[1].reused_from["positive"] == "request 0 (positive)"
 
 
+@pytest.mark.diffusion
 def test_serve_releases_sources(model):
     """After a request, nothing the loop owns keeps its encoder states alive."""
     import weakref

@@ -36,7 +36,10 @@ def load_model(spec: str, device: torch.device, steps: int | None = None, preset
             raise ModelSpecError(f"model {spec!r} needs diffusers: {exc}") from None
         return build(spec, device, steps, dtype)
     factory = _factory(spec)
-    model = factory(device=device, steps=steps, dtype=dtype)
+    try:
+        model = factory(device=device, steps=steps, dtype=dtype)
+    except TypeError as exc:  # not called the way a model factory is
+        raise ModelSpecError(f"model {spec!r}: factory(device=, steps=, dtype=) failed: {exc}") from None
     if not isinstance(model, VideoModel):
         raise ModelSpecError(f"model {spec!r}: the factory returned {type(model).__name__}, not a VideoModel")
     model.name = spec if not model.name else model.name
