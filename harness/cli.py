@@ -55,6 +55,9 @@ def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when available, else CPU")
     p.add_argument("--seed", nargs="+", type=int, default=[0, 1], help="one or more seeds (default: 0 1)")
+    p.add_argument("--threads", type=_positive_int, default=1,
+                   help="torch intra-op threads on the CPU (default 1: the tiny models' ops are too small to "
+                        "gain from more, and on a shared machine spinning threads made runs 2-5x slower)")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default: reports/<run-id>, with reports/latest pointing at it)")
 
@@ -91,6 +94,7 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
         parser.error(f"--out {out}: cannot write there ({exc.strerror or exc})")
+    torch.set_num_threads(args.threads)
     plan = RunPlan(caches=caches, models=models, seeds=args.seed, requests=args.requests, device=device,
                    steps=args.steps, preset=args.preset, dtype=DTYPES.get(args.dtype))
     return plan, out, args.out is None
