@@ -28,6 +28,7 @@ from harness.results import write_atomic  # noqa: E402
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip, model_of, rows, tally  # noqa: E402
 
 PANEL_SCALE = 2
+MIN_PANEL_WIDTH = 160  # small clips (a real model's 32-pixel frames) are scaled up to this, so labels fit
 LABEL_HEIGHT = 28
 GIF_FRAME_MS = 250
 GIF_COLOURS = 32
@@ -134,6 +135,12 @@ def _font():
     return ImageFont.load_default()
 
 
+def panel_scale(width: int) -> int:
+    """Whole-pixel magnification of a clip in a GIF: at least PANEL_SCALE, and enough
+    to make the panel MIN_PANEL_WIDTH wide."""
+    return max(PANEL_SCALE, -(-MIN_PANEL_WIDTH // width))
+
+
 def side_by_side(panels: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
     """Frames of labelled clips side by side, frames in step: one (H, W, 3) image per frame.
     Each panel is ``(label, frames)``; a label may hold two lines."""
@@ -144,7 +151,8 @@ def side_by_side(panels: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
         tiles = []
         for label, frames in panels:
             frame = Image.fromarray(frames[t])
-            frame = frame.resize((frame.width * PANEL_SCALE, frame.height * PANEL_SCALE), Image.NEAREST)
+            scale = panel_scale(frame.width)
+            frame = frame.resize((frame.width * scale, frame.height * scale), Image.NEAREST)
             tile = Image.new("RGB", (frame.width, frame.height + LABEL_HEIGHT), "white")
             tile.paste(frame, (0, LABEL_HEIGHT))
             ImageDraw.Draw(tile).multiline_text((3, 2), label, fill="black", font=font, spacing=2)

@@ -12,7 +12,7 @@ import imageio.v3 as iio
 import pytest
 import torch
 
-from harness.report import LABEL_HEIGHT, PANEL_SCALE, verdict_line, write_report
+from harness.report import LABEL_HEIGHT, MIN_PANEL_WIDTH, panel_scale, verdict_line, write_report
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, encode_clip
 
 pytestmark = [pytest.mark.cpu]  # no model runs here; all but the browser test are core_model
@@ -108,10 +108,12 @@ def test_gif_panels_and_frames(results, tmp_path):
     frames = iio.imread(gifs[0])
     assert frames.shape[0] == T
     gap = 4
-    assert frames.shape[1:3] == (H * PANEL_SCALE + LABEL_HEIGHT, 3 * W * PANEL_SCALE + 2 * gap)
+    scale = panel_scale(W)
+    assert W * scale >= MIN_PANEL_WIDTH > W * (scale - 1)  # small clips are magnified until labels fit
+    assert frames.shape[1:3] == (H * scale + LABEL_HEIGHT, 3 * W * scale + 2 * gap)
     # reference | before | after, in that order: the middle panel is the dark (contaminated) clip.
     row = frames[0, LABEL_HEIGHT + 2]
-    panel = W * PANEL_SCALE
+    panel = W * scale
     assert row[panel // 2].mean() > 150 and row[panel + gap + panel // 2].mean() < 60
     assert row[2 * (panel + gap) + panel // 2].mean() > 150
 
