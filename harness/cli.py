@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 from pathlib import Path
 
 import torch
@@ -107,8 +108,12 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str) -> dict:
     served = ", ".join(f"{m} ({len(s)} scenarios)" for m, s in plan.models.items() if s)
     print(f"running {served} x {len(plan.caches)} caches x {len(plan.seeds)} seeds, "
           f"{plan.requests} requests each, on {plan.device}; results in {out}", flush=True)
-    results = run_matrix(plan, out, progress=lambda line: print(line, flush=True),
-                         update_latest=update_latest, title=title)
+    try:
+        results = run_matrix(plan, out, progress=lambda line: print(line, flush=True),
+                             update_latest=update_latest, title=title)
+    except ModelSpecError as exc:  # a user's factory that builds no model: one line, as for bad usage
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     print("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")
     print(summary_table(results["records"], plan.caches))
     for name in results["models"]:

@@ -98,17 +98,13 @@ def build_vae() -> torch.nn.Module:
 
 
 def _cast(model: torch.nn.Module, dtype: torch.dtype) -> torch.nn.Module:
-    """``dtype`` everywhere but the modules the model keeps in float32 (as
-    ``from_pretrained(torch_dtype=...)`` does)."""
-    if dtype == torch.float32:
-        return model
-    keep = getattr(model, "_keep_in_fp32_modules", None) or []
+    """Parameters in ``dtype``, but for the modules the model keeps in float32 (as
+    ``from_pretrained(torch_dtype=...)`` does). Buffers (rotary frequency tables)
+    stay float32: they are inputs to float32 position arithmetic."""
+    keep = set(getattr(model, "_keep_in_fp32_modules", None) or [])
     for name, param in model.named_parameters():
-        in_fp32 = any(part in keep for part in name.split("."))
+        in_fp32 = bool(keep & set(name.split(".")))
         param.data = param.data.to(torch.float32 if in_fp32 else dtype)
-    for name, buffer in model.named_buffers():
-        if buffer.is_floating_point() and not any(part in keep for part in name.split(".")):
-            buffer.data = buffer.data.to(dtype)
     return model
 
 
@@ -147,6 +143,10 @@ class DiffusersVideo(VideoModel):
 
     def caches(self) -> list:
         return self.handle.caches() if self.handle is not None else []
+
+    def clear_cross_attention_cache(self) -> None:
+        if self.handle is not None:
+            self.handle.clear()
 
     def set_caching(self, on: bool) -> None:
         if self.handle is not None:
