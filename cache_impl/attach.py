@@ -59,14 +59,18 @@ class CrossAttentionCache:
         # The K/V of a cross-attention call, found when one projection runs and
         # handed to the other (to_k and to_v are two calls on one source).
         self._pending: dict[int, tuple] = {}
-        if self.text_module is not None:
-            self._wrap(self.text_module, self._text_forward(self.text_module.forward))
-        for block, attn in enumerate(self.attention):
-            if getattr(attn, "fused_projections", False) and hasattr(attn, "to_kv"):
-                self._wrap(attn.to_kv, self._fused_forward(block))
-            else:
-                self._wrap(attn.to_k, self._split_forward(block, 0))
-                self._wrap(attn.to_v, self._split_forward(block, 1))
+        try:
+            if self.text_module is not None:
+                self._wrap(self.text_module, self._text_forward(self.text_module.forward))
+            for block, attn in enumerate(self.attention):
+                if getattr(attn, "fused_projections", False) and hasattr(attn, "to_kv"):
+                    self._wrap(attn.to_kv, self._fused_forward(block))
+                else:
+                    self._wrap(attn.to_k, self._split_forward(block, 0))
+                    self._wrap(attn.to_v, self._split_forward(block, 1))
+        except ValueError:
+            self.detach()  # all or nothing: no half-attached model
+            raise
 
     # -- public ------------------------------------------------------------------
 
@@ -87,8 +91,7 @@ class CrossAttentionCache:
 
     def compute_kv(self, embeddings: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """The K/V per block for these prompt embeddings, cache-free: ground truth."""
-        projected = self._original(self.text_module)(embeddings) if self.text_module is not None else embeddings
-        return [self._project(block, projected) for block in range(len(self.attention))]
+        return _own_kv(self.text_module, self.attention, embeddings)
 
     # -- wrappers ----------------------------------------------------------------
 
@@ -97,10 +100,6 @@ class CrossAttentionCache:
             raise ValueError(f"{type(module).__name__} already has a forward attribute (a cache attached twice?)")
         module.forward = forward
         self._wrapped.append(module)
-
-    @staticmethod
-    def _original(module: torch.nn.Module) -> Callable:
-        return type(module).forward.__get__(module)
 
     def _caching(self) -> bool:
         return self.enabled and not torch.is_grad_enabled()
@@ -119,16 +118,10 @@ class CrossAttentionCache:
             return value
         return forward
 
-    def _project(self, block: int, projected: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        attn = self.attention[block]
-        if getattr(attn, "fused_projections", False) and hasattr(attn, "to_kv"):
-            return tuple(self._original(attn.to_kv)(projected).chunk(2, dim=-1))
-        return self._original(attn.to_k)(projected), self._original(attn.to_v)(projected)
-
     def _lookup(self, block: int, projected: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The K/V for one cross-attention call: cached, or computed and cached."""
         if not self._caching():
-            kv = self._project(block, projected)
+            kv = _project(self.attention[block], projected)
         else:
             cache = self.kv_caches[block]
             kv = cache.get(projected)
@@ -136,7 +129,7 @@ class CrossAttentionCache:
                 self.stats["kv_hits"] += 1
             else:
                 self.stats["kv_misses"] += 1
-                kv = self._project(block, projected)
+                kv = _project(self.attention[block], projected)
                 cache.put(projected, kv)
         if self.observe is not None:
             self.observe(block, *kv)
@@ -155,9 +148,38 @@ class CrossAttentionCache:
         return forward
 
     def _fused_forward(self, block: int) -> Callable:
+        # The cache holds K and V apart (what the check compares); a fused model gets
+        # them joined again, one copy of the prompt's K/V per call.
         def forward(projected):
             return torch.cat(self._lookup(block, projected), dim=-1)
         return forward
+
+
+def _original(module: torch.nn.Module) -> Callable:
+    """The module's own forward, past any wrapper attached to the instance."""
+    return type(module).forward.__get__(module)
+
+
+def _project(attn: torch.nn.Module, projected: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One cross-attention's K and V of the projected states, as the model computes them."""
+    if getattr(attn, "fused_projections", False) and hasattr(attn, "to_kv"):
+        return tuple(_original(attn.to_kv)(projected).chunk(2, dim=-1))
+    return _original(attn.to_k)(projected), _original(attn.to_v)(projected)
+
+
+def _own_kv(text_module, attention: list, embeddings: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    projected = _original(text_module)(embeddings) if text_module is not None else embeddings
+    return [_project(attn, projected) for attn in attention]
+
+
+def cross_attention_kv(model: torch.nn.Module, embeddings: torch.Tensor, text_projection: str | None = TEXT_PROJECTION,
+                       cross_attention: list | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """The K/V of every cross-attention for these prompt embeddings, computed
+    cache-free whether or not a cache is attached: the ground truth a cached
+    model's K/V must equal."""
+    text_module = model.get_submodule(text_projection) if text_projection else None
+    attention = cross_attention if cross_attention is not None else cross_attention_modules(model)
+    return _own_kv(text_module, attention, embeddings)
 
 
 def attach_cross_attention_cache(model: torch.nn.Module, factory: Callable, max_size: int = 2,

@@ -87,6 +87,19 @@ def test_detach_restores_the_model_exactly(models, name):
 
 
 @pytest.mark.core_model
+def test_attach_refuses_a_model_without_cross_attention_and_a_second_attach(models):
+    with pytest.raises(ValueError, match="no cross-attention module"):
+        attach_cross_attention_cache(torch.nn.Linear(4, 4), resolve("weakref"), text_projection=None)
+    handle = attach_cross_attention_cache(models["wan"].transformer, resolve("weakref"))
+    try:
+        with pytest.raises(ValueError, match="attached twice"):
+            attach_cross_attention_cache(models["wan"].transformer, resolve("weakref"))
+    finally:
+        handle.detach()
+    assert not [n for n, m in models["wan"].transformer.named_modules() if "forward" in vars(m)]
+
+
+@pytest.mark.core_model
 def test_fused_to_kv_projection_is_cached_too():
     model = load_model("wan", CPU, steps=2)
     for attn in model.transformer.modules():

@@ -24,11 +24,12 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from cache_impl import attach_cross_attention_cache
+from cache_impl import attach_cross_attention_cache, cross_attention_kv
 from repro.models.base import STATS, VideoModel
 
 NEGATIVE_PROMPT = "blurry, static, low quality"
 ARCHITECTURES = ("helios", "wan")
+LATENT_CHANNELS = 16  # AutoencoderKLWan's z_dim; its latents_mean and latents_std have 16 entries
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,6 @@ class DiffusersVideoConfig:
     ffn_dim: int = 32
     text_dim: int = 32  # width of the prompt embeddings
     text_tokens: int = 16  # prompt length in tokens
-    latent_channels: int = 16  # the VAE's z_dim
     frames: int = 9  # decoded frames; the VAE packs 4 frames per latent frame after the first
     height: int = 32  # decoded pixels; 8 per latent pixel
     width: int = 32
@@ -57,7 +57,7 @@ class DiffusersVideoConfig:
 
     @property
     def latent_shape(self) -> tuple[int, int, int, int, int]:
-        return (1, self.latent_channels, (self.frames - 1) // 4 + 1, self.height // 8, self.width // 8)
+        return (1, LATENT_CHANNELS, (self.frames - 1) // 4 + 1, self.height // 8, self.width // 8)
 
     def check(self) -> "DiffusersVideoConfig":
         problems = []
@@ -81,7 +81,7 @@ def build_transformer(cfg: DiffusersVideoConfig) -> torch.nn.Module:
     from diffusers import HeliosTransformer3DModel, WanTransformer3DModel
 
     common = dict(patch_size=(1, 2, 2), num_attention_heads=cfg.heads, attention_head_dim=cfg.head_dim,
-                  in_channels=cfg.latent_channels, out_channels=cfg.latent_channels, text_dim=cfg.text_dim,
+                  in_channels=LATENT_CHANNELS, out_channels=LATENT_CHANNELS, text_dim=cfg.text_dim,
                   freq_dim=256, ffn_dim=cfg.ffn_dim, num_layers=cfg.layers, cross_attn_norm=True,
                   qk_norm="rms_norm_across_heads")
     if cfg.architecture == "helios":
@@ -93,7 +93,7 @@ def build_transformer(cfg: DiffusersVideoConfig) -> torch.nn.Module:
 
 def build_vae() -> torch.nn.Module:
     from diffusers import AutoencoderKLWan
-    return AutoencoderKLWan(base_dim=3, z_dim=16, dim_mult=[1, 1, 1, 1], num_res_blocks=1,
+    return AutoencoderKLWan(base_dim=3, z_dim=LATENT_CHANNELS, dim_mult=[1, 1, 1, 1], num_res_blocks=1,
                             temperal_downsample=[False, True, True])
 
 
@@ -172,11 +172,7 @@ class DiffusersVideo(VideoModel):
         return states.to(self.device, cfg.dtype)
 
     def compute_kv(self, source: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        if self.handle is not None:
-            return self.handle.compute_kv(source)
-        from cache_impl.attach import cross_attention_modules
-        projected = self.transformer.condition_embedder.text_embedder(source)
-        return [(a.to_k(projected), a.to_v(projected)) for a in cross_attention_modules(self.transformer)]
+        return cross_attention_kv(self.transformer, source)
 
     def generate(self, sources: dict, seed: int, observe=None) -> torch.Tensor:
         cfg = self.cfg
@@ -188,15 +184,20 @@ class DiffusersVideo(VideoModel):
             timestep = t.expand(1)
             pred = {}
             for role in self.roles:
-                if self.handle is not None:
-                    self.handle.observe = (lambda b, k, v, s=step, r=role: observe(s, b, r, k, v)) if observe else None
+                self._observe_as(step, role, observe)
                 pred[role] = self.transformer(hidden_states=x, timestep=timestep,
                                               encoder_hidden_states=sources[role], return_dict=False)[0]
             guided = pred["negative"] + cfg.guidance * (pred["positive"] - pred["negative"])
             x = scheduler.step(guided, t, x, return_dict=False)[0]
-        if self.handle is not None:
-            self.handle.observe = None
+        self._observe_as(None, None, None)
         return x
+
+    def _observe_as(self, step, role, observe) -> None:
+        """Route the attached cache's K/V reports, ``(block, k, v)``, to ``observe``
+        with this pass's step and role (or stop reporting)."""
+        if self.handle is not None:
+            self.handle.observe = None if observe is None else (
+                lambda block, k, v: observe(step, block, role, k, v))
 
     def decode(self, latents: torch.Tensor) -> torch.Tensor:
         vae = self.vae
