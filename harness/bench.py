@@ -246,9 +246,14 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     result["sizes"] = {"put_ns": {size: {n: put_ns[n, size] for n in designs} for size in SIZES},
                        "get_hit_ns": {size: {n: get_ns[n, size] for n in designs} for size in SIZES}}
     progress("request latency ...")
+    # One torch thread, as python -m repro runs: the tiny models gain nothing from more,
+    # and spinning threads on a shared machine would time the neighbours.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     result["latency"] = [request_latency("toy", torch.device("cpu")), request_latency("helios", torch.device("cpu"))]
     if device.type == "cuda":
         result["latency"] += [request_latency("toy", device, preset="helios"), request_latency("helios", device)]
+    torch.set_num_threads(threads)
     result["flops"] = analytic_flops()
     progress("default repro matrix ...")
     result["matrix_seconds"] = matrix_seconds()
@@ -281,7 +286,7 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
         f"- {k}: {r:.2f} (goal <= {g}: {'met' if r <= g else 'NOT MET'})" for k, (r, g) in checks.items()] + [""]
     md += ["### End to end", ""]
     for lat in result["latency"]:
-        md.append(f"- {lat['model']} ({lat['preset']}) on {lat['device']}, {lat['steps']} steps: cache-free "
+        md.append(f"- {lat['model']} ({lat['preset']}) on {lat['device']}, one thread, {lat['steps']} steps: cache-free "
                   f"{lat['cache_free_ms']:.1f} ms, cached {lat['cached_ms']:.1f} ms per request; saves "
                   f"{lat['saved_ms_per_step']:.2f} ms per denoise step ({lat['saved_share']:.1%}).")
     if device.type != "cuda":

@@ -73,7 +73,7 @@ def test_cache_hits_within_a_request_and_changes_nothing(model):
         cached = _run(model, DEFAULT_PROMPTS[0], 1)
         hits = model.stats["kv_hits"] - before["kv_hits"]
         misses = model.stats["kv_misses"] - before["kv_misses"]
-        # K/V computed once per block and branch, then reused at every later step.
+        # K/V computed once per block and role (positive, negative), then reused at every later step.
         assert misses == 2 * model.cfg.blocks
         assert hits == 2 * model.cfg.blocks * (model.cfg.steps - 1)
         assert torch.equal(cached, reference)

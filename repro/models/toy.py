@@ -235,7 +235,7 @@ class ToyHelios(VideoModel):
         projected = states @ self.w_text
         return [(projected @ self.w_k[b], projected @ self.w_v[b]) for b in range(self.cfg.blocks)]
 
-    def predict(self, x: torch.Tensor, states: torch.Tensor, step: int, branch: str, observe=None):
+    def predict(self, x: torch.Tensor, states: torch.Tensor, step: int, role: str, observe=None):
         """Predicted clean latent (tokens, 3) given the noisy latent and one prompt's states."""
         cfg = self.cfg
         projected = self.project_text(states)
@@ -243,7 +243,7 @@ class ToyHelios(VideoModel):
         for b in range(cfg.blocks):
             k, v = self.block_kv(b, projected)
             if observe is not None:
-                observe(step, b, branch, k, v)
+                observe(step, b, role, k, v)
             q = self.w_q[b].view(1, cfg.tokens, cfg.heads, cfg.head_dim).transpose(1, 2)
             kh = k.view(1, -1, cfg.heads, cfg.head_dim).transpose(1, 2)
             vh = v.view(1, -1, cfg.heads, cfg.head_dim).transpose(1, 2)
