@@ -40,8 +40,9 @@ endif
 test: $(STAMP)
 	$(ENV_PY) -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
 
-# The default matrix: every pipeline scenario x every design, seeds 0 and 1, on
-# CUDA when available, else CPU. REPRO_ARGS adds options, e.g. REPRO_ARGS='--device cpu'.
+# The default matrix: the toy in every pipeline scenario and the real Helios
+# transformer (diffusers, tiny) in three, x every design, seeds 0 and 1, on CUDA when
+# available, else CPU. REPRO_ARGS adds options, e.g. REPRO_ARGS='--model helios wan'.
 REPRO_ARGS ?=
 repro: $(STAMP)
 	$(ENV_PY) -m repro $(REPRO_ARGS)

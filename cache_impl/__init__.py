@@ -5,6 +5,7 @@ allocator situation in which it never returns another source's value.
 """
 
 from cache_impl.keys import fingerprint
+from cache_impl.attach import CrossAttentionCache, attach_cross_attention_cache, cross_attention_kv
 from cache_impl.fingerprint_lru import FingerprintLRUCache
 from cache_impl.hardened import HardenedCache, RequestScopedCache
 from cache_impl.levels import LEVELS, Level, level_below

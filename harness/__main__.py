@@ -7,8 +7,8 @@ from pathlib import Path
 
 from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
 from harness.audit import DEFAULT_BUDGET, audit
-from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, level_argument, prepare_run,
-                         seconds_argument, seed_argument)
+from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, level_argument, models_to_run,
+                         prepare_run, seconds_argument, seed_argument)
 from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from harness.scan import add_arguments as add_scan_arguments
 from repro.scenarios import get_scenario
@@ -71,14 +71,15 @@ def compare(parser, args) -> int:
     scenarios = args.scenario or [s for s in STRATEGIES if get_scenario(s).level <= args.require]
     if args.before == args.after:
         parser.error("--before and --after name the same cache")
-    plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], scenarios)
+    models = models_to_run(args, scenarios, {"toy": None})
+    plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], models)
     results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}")
     after = [r for r in results["records"] if r["cache"] == args.after]
     bad = [r for r in after if r["verdict"] == CONTAMINATED]
     if bad:
         print(f"FAIL: after ({args.after}) contaminated {len(bad)} request(s):")
         for r in bad:
-            print(f"  {r['scenario']} seed {r['seed']} request {r['request']} ({r['prompt']!r}): "
+            print(f"  {r['model']} {r['scenario']} seed {r['seed']} request {r['request']} ({r['prompt']!r}): "
                   f"{r['false_hits']}/{r['kv_lookups']} K/V lookups returned another request's K/V, "
                   f"min SSIM {r['ssim_min']:.2f}")
         return 1

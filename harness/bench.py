@@ -22,8 +22,8 @@ from harness.environment import describe
 from harness.results import write_atomic, write_json
 from harness.run import REPORTS, RunPlan, run_matrix
 from repro.allocator import AddressArena
-from repro.pipeline import NEGATIVE_PROMPT, ToyHelios, preset
-from repro.serving import STRATEGIES
+from repro.models import load_model
+from repro.models.toy import DEFAULT_PROMPTS
 
 SHAPE = (1, 512, 64)  # a prompt's encoder states: 512 tokens (width shrunk; the key cost does not depend on it)
 SIZES = (2, 64, 4096)
@@ -184,33 +184,40 @@ def analytic_flops(r: dict = REAL) -> dict:
             "cached_share": saved / total}
 
 
-def request_latency(preset_name: str, device: torch.device, requests: int = 5) -> dict:
-    """Request latency, cached (hardened) vs cache-free, interleaved."""
-    cfg = preset(preset_name)
-    model = ToyHelios(cfg, device)
+def request_latency(model_spec: str, device: torch.device, preset: str = "tiny", requests: int = 21) -> dict:
+    """Denoise latency of one request (generate, no decode), cached (hardened) vs
+    cache-free, interleaved; the saving per step is the median of paired differences."""
+    model = load_model(model_spec, device, preset=preset)
+    model.install_caches(DESIGNS["hardened"])
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    neg = model.encode_prompt(NEGATIVE_PROMPT)
-    pos = model.encode_prompt("red circle moving right")
+    sources = model.encode(DEFAULT_PROMPTS[0])
     times = {"cache-free": [], "cached (hardened)": []}
     for i in range(requests + 1):
-        for label, factory in (("cache-free", None), ("cached (hardened)", DESIGNS["hardened"])):
-            model.install_caches(factory)
+        for label in (times if i % 2 == 0 else list(times)[::-1]):
+            model.clear_cross_attention_cache()  # every request starts cold, as a new prompt does
             sync()
             start = time.perf_counter()
             with torch.no_grad():
-                model.generate(pos, neg, seed=i)
+                if label == "cache-free":
+                    with model.cache_free():
+                        model.generate(sources, seed=i)
+                else:
+                    model.generate(sources, seed=i)
             sync()
             if i:  # the first round warms up
                 times[label].append(time.perf_counter() - start)
     free, cached = (statistics.median(times[k]) for k in times)
-    return {"preset": preset_name, "device": str(device), "steps": cfg.steps,
+    saved = statistics.median(f - c for f, c in zip(*times.values()))
+    return {"model": model.name, "preset": preset, "device": str(device), "steps": model.steps,
             "cache_free_ms": free * 1e3, "cached_ms": cached * 1e3,
-            "saved_ms_per_step": (free - cached) * 1e3 / cfg.steps, "saved_share": 1 - cached / free}
+            "saved_ms_per_step": saved * 1e3 / model.steps, "saved_share": saved / free}
 
 
 def matrix_seconds() -> float:
-    plan = RunPlan(caches=list(DESIGNS), scenarios=list(STRATEGIES), seeds=[0, 1], requests=3,
-                   config=preset("tiny"), preset="tiny", device=torch.device("cpu"))
+    """The default ``make repro`` matrix on CPU (the toy in every scenario, Helios in three)."""
+    from harness.cli import DEFAULT_MODELS, STRATEGIES
+    models = {m: [s for s in STRATEGIES if only is None or s in only] for m, only in DEFAULT_MODELS.items()}
+    plan = RunPlan(caches=list(DESIGNS), models=models, seeds=[0, 1], requests=3, device=torch.device("cpu"))
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         run_matrix(plan, Path(tmp), progress=lambda line: None, update_latest=False)
@@ -239,9 +246,14 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     result["sizes"] = {"put_ns": {size: {n: put_ns[n, size] for n in designs} for size in SIZES},
                        "get_hit_ns": {size: {n: get_ns[n, size] for n in designs} for size in SIZES}}
     progress("request latency ...")
-    result["latency"] = [request_latency("tiny", torch.device("cpu"))]
+    # One torch thread, as python -m repro runs: the tiny models gain nothing from more,
+    # and spinning threads on a shared machine would time the neighbours.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    result["latency"] = [request_latency("toy", torch.device("cpu")), request_latency("helios", torch.device("cpu"))]
     if device.type == "cuda":
-        result["latency"].append(request_latency("helios", device))
+        result["latency"] += [request_latency("toy", device, preset="helios"), request_latency("helios", device)]
+    torch.set_num_threads(threads)
     result["flops"] = analytic_flops()
     progress("default repro matrix ...")
     result["matrix_seconds"] = matrix_seconds()
@@ -274,11 +286,11 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
         f"- {k}: {r:.2f} (goal <= {g}: {'met' if r <= g else 'NOT MET'})" for k, (r, g) in checks.items()] + [""]
     md += ["### End to end", ""]
     for lat in result["latency"]:
-        md.append(f"- {lat['preset']} on {lat['device']}, {lat['steps']} steps: cache-free "
+        md.append(f"- {lat['model']} ({lat['preset']}) on {lat['device']}, one thread, {lat['steps']} steps: cache-free "
                   f"{lat['cache_free_ms']:.1f} ms, cached {lat['cached_ms']:.1f} ms per request; saves "
                   f"{lat['saved_ms_per_step']:.2f} ms per denoise step ({lat['saved_share']:.1%}).")
     if device.type != "cuda":
-        md.append("- helios preset: not measured (no GPU on this machine).")
+        md.append("- on CUDA (the toy's helios preset, the real Helios in bfloat16): not measured, no GPU here.")
     f = result["flops"]
     md += [f"- At real Helios dimensions the cached projections are {f['cached_flops_per_step'] / 1e12:.2f} "
            f"TFLOP of {f['total_flops_per_step'] / 1e15:.2f} PFLOP per step and branch: "

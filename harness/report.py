@@ -25,9 +25,10 @@ from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 from cache_impl import CacheSpecError, declared_level, resolve  # noqa: E402
 from harness.metrics import frame_ssim  # noqa: E402
 from harness.results import write_atomic  # noqa: E402
-from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip, tally  # noqa: E402
+from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, decode_clip, model_of, rows, tally  # noqa: E402
 
 PANEL_SCALE = 2
+MIN_PANEL_WIDTH = 160  # small clips (a real model's 32-pixel frames) are scaled up to this, so labels fit
 LABEL_HEIGHT = 28
 GIF_FRAME_MS = 250
 GIF_COLOURS = 32
@@ -134,6 +135,12 @@ def _font():
     return ImageFont.load_default()
 
 
+def panel_scale(width: int) -> int:
+    """Whole-pixel magnification of a clip in a GIF: at least PANEL_SCALE, and enough
+    to make the panel MIN_PANEL_WIDTH wide."""
+    return max(PANEL_SCALE, -(-MIN_PANEL_WIDTH // width))
+
+
 def side_by_side(panels: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
     """Frames of labelled clips side by side, frames in step: one (H, W, 3) image per frame.
     Each panel is ``(label, frames)``; a label may hold two lines."""
@@ -144,7 +151,8 @@ def side_by_side(panels: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
         tiles = []
         for label, frames in panels:
             frame = Image.fromarray(frames[t])
-            frame = frame.resize((frame.width * PANEL_SCALE, frame.height * PANEL_SCALE), Image.NEAREST)
+            scale = panel_scale(frame.width)
+            frame = frame.resize((frame.width * scale, frame.height * scale), Image.NEAREST)
             tile = Image.new("RGB", (frame.width, frame.height + LABEL_HEIGHT), "white")
             tile.paste(frame, (0, LABEL_HEIGHT))
             ImageDraw.Draw(tile).multiline_text((3, 2), label, fill="black", font=font, spacing=2)
@@ -199,11 +207,12 @@ def _ssim_panels(panels: list, xlabel: str, ylabel: str, path: Path) -> None:
     _save_figure(fig, path)
 
 
-def plot_ssim(records: list[dict], caches: list[str], scenarios: list[str], path: Path) -> None:
-    """Per scenario: min SSIM of each request (x) for each design (a line)."""
-    panels = [(scenario, [(cache, [r["ssim_min"] for r in records
-                                   if r["scenario"] == scenario and r["cache"] == cache]) for cache in caches])
-              for scenario in scenarios]
+def plot_ssim(records: list[dict], caches: list[str], path: Path) -> None:
+    """Per model and scenario: min SSIM of each request (x) for each design (a line)."""
+    panels = [(f"{model}: {scenario}", [(cache, [r["ssim_min"] for r in records
+                                                  if model_of(r) == model and r["scenario"] == scenario
+                                                  and r["cache"] == cache]) for cache in caches])
+              for model, scenario in rows(records)]
     _ssim_panels(panels, "request (seed-major)", "min SSIM to reference", path)
 
 
@@ -245,28 +254,33 @@ def _cell(rs: list[dict]) -> str:
 def build_blocks(results: dict, folder: Path, title: str) -> list:
     env, plan, records = results["environment"], results["plan"], results["records"]
     caches = [c for c in plan["caches"] if any(r["cache"] == c for r in records)]
-    scenarios = [s for s in plan["scenarios"] if any(r["scenario"] == s for r in records)]
+    models = list(dict.fromkeys(model_of(r) for r in records))
     blocks: list = [Heading(title, 1)]
     if not results.get("complete", True):
         blocks.append(Para("INCOMPLETE RUN: the run stopped early; this report shows the cases it finished."))
     blocks.append(Para(
-        f"{len(records)} requests: {len(scenarios)} scenarios x {len(caches)} caches x "
-        f"{len(plan['seeds'])} seeds x {plan['requests']} requests, preset {plan['preset']}, "
-        f"{plan['steps']} denoise steps, on {env['device']} ({env['device_name']}), torch {env['torch']}, "
-        f"git {env['git_revision']}. Each request is compared with a cache-free run of the same prompt "
-        f"and seed. A request whose prompt source did not land on a reused address is inconclusive, "
-        f"never a pass."))
-    blocks += [Heading("Verdict"), Table(["cache", "verdict"], [
-        [c, verdict_line([r for r in records if r["cache"] == c])] for c in caches])]
+        f"{len(records)} requests: {len(rows(records))} model x scenario rows x {len(caches)} caches x "
+        f"{len(plan['seeds'])} seeds x {plan['requests']} requests, on {env['device']} ({env['device_name']}), "
+        f"torch {env['torch']}, git {env['git_revision']}. Each request is compared with a cache-free run of "
+        f"the same prompt and seed. A request whose prompt source did not land on a reused address is "
+        f"inconclusive, never a pass."))
+    described = results.get("models", {})
+    if described:
+        blocks += [Heading("Models"), Table(["model", "what it is"], [
+            [name, ", ".join(f"{k} {v}" for k, v in described[name].items() if k != "name")]
+            for name in models if name in described])]
+    blocks += [Heading("Verdict"), Table(["model", "cache", "verdict"], [
+        [m, c, verdict_line([r for r in records if model_of(r) == m and r["cache"] == c])]
+        for m in models for c in caches if any(model_of(r) == m and r["cache"] == c for r in records)])]
     blocks += [Heading("Scenario x cache"),
                Para("Each cell: contaminated requests / conclusive requests (inconclusive ones apart), "
                     "and the lowest per-frame SSIM to the reference."),
-               Table(["scenario", "level"] + caches, [
-                   [s, next(r["level"] for r in records if r["scenario"] == s)] +
-                   [_cell([r for r in records if r["scenario"] == s and r["cache"] == c])
-                    if any(r["scenario"] == s and r["cache"] == c for r in records) else "-" for c in caches]
-                   for s in scenarios])]
-    plot_ssim(records, caches, scenarios, folder / "ssim_requests.png")
+               Table(["model", "scenario", "level"] + caches, [
+                   [m, s, next(r["level"] for r in records if r["scenario"] == s)] +
+                   [_cell(rs) if (rs := [r for r in records if model_of(r) == m and r["scenario"] == s
+                                         and r["cache"] == c]) else "-" for c in caches]
+                   for m, s in rows(records)])]
+    plot_ssim(records, caches, folder / "ssim_requests.png")
     blocks += [Heading("SSIM per request"), Figure("ssim_requests.png", "min SSIM per request and design")]
     blocks += _showcase_blocks(results, caches, folder)
     blocks += _evidence_blocks(records)
@@ -286,21 +300,22 @@ def _showcase_blocks(results: dict, caches: list[str], folder: Path) -> list:
         reference = decode_clip(clip["reference"])
         decoded = {c: decode_clip(d["frames"]) for c, d in designs.items()}
         clean = [c for c, d in designs.items() if not d["contaminated"]]
-        new = [c for c, d in designs.items() if d["contaminated"] and (clip["scenario"], c) not in seen]
+        model = clip.get("model", "toy")
+        new = [c for c, d in designs.items() if d["contaminated"] and (model, clip["scenario"], c) not in seen]
         if not new:
             continue
-        frame_plots.append((f"{clip['scenario']} request {clip['request']}", reference, decoded))
-        blocks.append(Heading(f"{clip['scenario']}, seed {clip['seed']}, request {clip['request']}", 3))
+        frame_plots.append((f"{model}: {clip['scenario']} request {clip['request']}", reference, decoded))
+        blocks.append(Heading(f"{model}: {clip['scenario']}, seed {clip['seed']}, request {clip['request']}", 3))
         blocks.append(Para(f"Request prompt: \"{clip['prompt']}\"; the previous request asked for "
                            f"\"{clip['previous_prompt']}\"."))
         for before in new:
-            seen.add((clip["scenario"], before))
+            seen.add((model, clip["scenario"], before))
             panels = [(f"reference (no cache)\n{clip['prompt']}", reference),
                       (f"before: {before}\nCONTAMINATED", decoded[before])]
             if clean:
                 after = max(clean, key=_level_of)
                 panels.append((f"after: {after}\nclean", decoded[after]))
-            name = f"gifs/{clip['scenario']}-seed{clip['seed']}-r{clip['request']}-{before}.gif"
+            name = f"gifs/{model}-{clip['scenario']}-seed{clip['seed']}-r{clip['request']}-{before}.gif"
             gif_dir.mkdir(exist_ok=True)
             write_gif(folder / name, side_by_side(panels))
             blocks.append(Figure(name, f"{' | '.join(p[0].splitlines()[0] for p in panels)}"))
@@ -325,21 +340,22 @@ def _level_of(spec: str) -> int:
 
 
 def _evidence_blocks(records: list[dict]) -> list:
-    rows = []
+    evidence = []
     for r in records:
         if r["verdict"] == CONTAMINATED or (r["verdict"] == CLEAN and r["cache"] == records[0]["cache"]):
+            role = next(iter(r["addresses"]))  # the role that carries the request's own prompt
             events = r.get("allocator_events", {})
-            cuda = "; ".join(f"{e['action']}@{e['addr']}" for e in events.get("positive", [])[-4:]) \
-                if isinstance(events.get("positive"), list) else ""
-            rows.append([r["scenario"], r["cache"], str(r["seed"]), str(r["request"]), r["addresses"]["positive"],
-                         r["reused_from"]["positive"] or "-", r["verdict"],
-                         f"{r['false_hits']}/{r['kv_lookups']}", cuda or "-"])
+            cuda = "; ".join(f"{e['action']}@{e['addr']}" for e in events.get(role, [])[-4:]) \
+                if isinstance(events.get(role), list) else ""
+            evidence.append([model_of(r), r["scenario"], r["cache"], str(r["seed"]), str(r["request"]),
+                             r["addresses"][role], r["reused_from"][role] or "-", r["verdict"],
+                             f"{r['false_hits']}/{r['kv_lookups']}", cuda or "-"])
     return [Heading("Address evidence"),
             Para("Where the prompt's encoder states lived, which earlier source had freed (or given up) that "
                  "address, and how many K/V lookups returned another request's K/V. On CUDA the last "
                  "column quotes the caching allocator's own trace at that address."),
-            Table(["scenario", "cache", "seed", "request", "address", "previous holder", "verdict",
-                   "foreign K/V", "CUDA allocator trace"], rows)]
+            Table(["model", "scenario", "cache", "seed", "request", "address", "previous holder", "verdict",
+                   "foreign K/V", "CUDA allocator trace"], evidence)]
 
 
 def write_report(folder: Path, results: dict | None = None, title: str = "Address-reuse report") -> None:

@@ -1,1 +1,2 @@
-"""Reproduction: allocator-reuse strategies, the scenario catalogue, the toy pipeline."""
+"""Reproduction: video models behind one interface (the toy and real diffusers
+architectures), allocator-reuse strategies, the scenario catalogue, back-to-back serving."""

@@ -14,20 +14,23 @@ from cache_impl import DESIGNS
 
 
 def main(argv=None) -> int:
-    from harness.cli import STRATEGIES, OneLineParser, add_run_options, execute, prepare_run
+    from harness.cli import (DEFAULT_MODELS, STRATEGIES, OneLineParser, add_run_options, execute, models_to_run,
+                             prepare_run)
 
     parser = OneLineParser(
         prog="python -m repro",
-        description="Serve back-to-back fake requests through a toy Helios pipeline with each cache "
-                    "design, force the allocator to recycle addresses, and compare every request "
-                    "with a cache-free run of the same prompt and seed. Writes results.json and a "
-                    "report (md, html, GIFs, plots) into the output folder.")
+        description="Serve back-to-back fake requests through a video model (by default the toy Helios "
+                    "in every scenario, and the real Helios transformer, tiny, in the forced, natural and "
+                    "storage-swap scenarios) with each cache design, make the allocator recycle addresses, "
+                    "and compare every request with a cache-free run of the same prompt and seed. Writes "
+                    "results.json and a report (md, html, GIFs, plots) into the output folder.")
     parser.add_argument("--cache", nargs="+", metavar="SPEC", default=list(DESIGNS),
                         help="cache designs to run: registered names or package.module:attr "
                              f"(default: all of {', '.join(DESIGNS)})")
     add_run_options(parser, "how addresses come back between requests (default: all)")
     args = parser.parse_args(argv)
-    plan, out, update_latest = prepare_run(parser, args, args.cache, args.scenario or list(STRATEGIES))
+    models = models_to_run(args, args.scenario or list(STRATEGIES), DEFAULT_MODELS)
+    plan, out, update_latest = prepare_run(parser, args, args.cache, models)
     execute(plan, out, update_latest, "Address-reuse report")
     return 0
 

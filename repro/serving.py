@@ -1,7 +1,9 @@
 """Back-to-back fake requests through one pipeline, as a server serves them.
 
-Per request: fresh encoder states for the positive and negative prompt, a run
-through the cache under test, decoded frames, then everything released. A
+Per request: a fresh prompt source (encoder states) for each of the model's
+roles (positive and negative prompt), a run through the cache under test,
+decoded frames, then everything released. Any :class:`repro.models.VideoModel`
+can be served. A
 *source strategy* decides how the next request's encoder states come to live
 where the last request's did. Strategies share their names and levels with the
 tensor-level catalogue (``repro.scenarios``) and use the same allocator tools.
@@ -16,10 +18,8 @@ import torch
 
 from cache_impl import request_begins, request_ends
 from repro.allocator import AddressArena, ReuseTracker
-from repro.pipeline import NEGATIVE_PROMPT, ToyHelios
+from repro.models import VideoModel
 from repro.scenarios import get_scenario
-
-ROLES = ("positive", "negative")
 
 
 class SourceStrategy:
@@ -28,7 +28,7 @@ class SourceStrategy:
     name = ""
     inference = False  # run requests under torch.inference_mode() instead of no_grad()
 
-    def __init__(self, model: ToyHelios):
+    def __init__(self, model: VideoModel):
         self.model = model
 
     @property
@@ -123,7 +123,7 @@ class ServedRequest:
     seed: int
     latents: torch.Tensor
     frames: torch.Tensor
-    addresses: dict  # role -> address of its encoder states
+    addresses: dict  # role -> address of its prompt source
     reused_from: dict  # role -> which earlier request last held that address (None if fresh)
     stats: dict  # cache hits and misses during this request
     entries_after: int  # entries held by all caches at the end of the request
@@ -131,20 +131,17 @@ class ServedRequest:
     evidence: dict = field(default_factory=dict)
 
 
-def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, int]], on_request_start=None):
+def serve(model: VideoModel, strategy: SourceStrategy, requests: list[tuple[str, int]], on_request_start=None):
     """Serve ``(prompt, seed)`` requests back to back; yield a :class:`ServedRequest` each.
 
     ``on_request_start(index, sources)`` may return a per-request K/V observer
-    (called as ``observe(step, block, branch, k, v)``), e.g. to compare the K/V
+    (called as ``observe(step, block, role, k, v)``), e.g. to compare the K/V
     used against the request's own.
     """
     tracker = ReuseTracker()
     for index, (prompt, seed) in enumerate(requests):
         with strategy.grad_mode():
-            sources = {
-                "positive": strategy.make("positive", model.encode_prompt(prompt)),
-                "negative": strategy.make("negative", model.encode_prompt(NEGATIVE_PROMPT)),
-            }
+            sources = {role: strategy.make(role, states) for role, states in model.encode(prompt).items()}
             addresses = {role: src.data_ptr() for role, src in sources.items()}
             reused_from = {role: tracker.reused_from(addr) for role, addr in addresses.items()}
             request_observe = on_request_start(index, sources) if on_request_start else None
@@ -152,7 +149,7 @@ def serve(model: ToyHelios, strategy: SourceStrategy, requests: list[tuple[str, 
             held_before = sum(len(c) for c in model.caches())
             for cache in model.caches():
                 request_begins(cache)
-            latents = model.generate(sources["positive"], sources["negative"], seed, request_observe)
+            latents = model.generate(sources, seed, request_observe)
             for cache in model.caches():
                 request_ends(cache)
             frames = model.decode(latents)

@@ -20,6 +20,9 @@ def pytest_addoption(parser):
     group.addoption("--sweep-seeds", type=int, default=0, metavar="N",
                     help="run the pipeline sweep: every scenario x design x N seeds, one test each "
                          "(spread over workers with -n)")
+    group.addoption("--sweep-model", action="append", default=None, metavar="NAME",
+                    help="models of the pipeline sweep: toy (default), helios, wan or package.module:factory; "
+                         "repeat for several")
 
 
 def pytest_configure(config):
@@ -45,8 +48,9 @@ def pytest_generate_tests(metafunc):
         from cache_impl import DESIGNS as designs
         from repro.serving import STRATEGIES
         seeds = range(metafunc.config.getoption("--sweep-seeds"))
-        cases = [(s, d, seed) for s in STRATEGIES for d in designs for seed in seeds]
-        metafunc.parametrize("sweep_case", cases, ids=[f"{s}-{d}-seed{seed}" for s, d, seed in cases])
+        models = metafunc.config.getoption("--sweep-model") or ["toy"]
+        cases = [(m, s, d, seed) for m in models for s in STRATEGIES for d in designs for seed in seeds]
+        metafunc.parametrize("sweep_case", cases, ids=[f"{m}-{s}-{d}-seed{seed}" for m, s, d, seed in cases])
     if "scenario" in metafunc.fixturenames:
         metafunc.parametrize("scenario", CATALOGUE, ids=[s.name for s in CATALOGUE])
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # no model runs here
 
 REPRO = [
     (["--cache", "nope"], "unknown cache"),
@@ -24,6 +24,12 @@ REPRO = [
     (["--scenario", "nope"], "invalid choice"),
     (["--seed", "x"], "invalid int"),
     (["--out", "/proc/no/such/place"], "cannot write there"),
+    (["--model", "nope"], "unknown model"),
+    (["--model", "no_such_pkg.models:factory"], "cannot import"),
+    (["--model", "repro.models:no_factory"], "no callable"),
+    (["--model", "helios", "--preset", "helios"], "applies to the toy model only"),
+    (["--dtype", "float16"], "invalid choice"),
+    (["--threads", "0"], "must be at least 1"),
 ]
 HARNESS = [
     (["audit"], "required"),
@@ -34,6 +40,7 @@ HARNESS = [
     (["compare", "--before", "hardened", "--after", "hardened"], "same cache"),
     (["compare", "--before", "nope", "--after", "hardened"], "unknown cache"),
     (["compare", "--before", "weakref", "--after", "hardened", "--require", "L0"], "invalid choice"),
+    (["compare", "--before", "weakref", "--after", "hardened", "--model", "nope"], "unknown model"),
     (["frobnicate"], "invalid choice"),
 ]
 
@@ -93,3 +100,9 @@ def test_report_rejects_bad_results(capsys, tmp_path, content, message):
         (tmp_path / "results.json").write_text(content)
     _assert_usage_error(*_run(capsys, main, ["report", str(tmp_path)]), message)
     assert not (tmp_path / "report.md").exists() and not (tmp_path / "report.html").exists()
+
+
+def test_a_model_factory_that_builds_nothing_is_one_line(capsys, tmp_path):
+    from repro.__main__ import main
+    code, out, err = _run(capsys, main, ["--model", "collections:OrderedDict", "--out", str(tmp_path / "run")])
+    assert code == 2 and err.count("\n") == 1 and "not a VideoModel" in err and "Traceback" not in err, err

@@ -8,7 +8,7 @@ import pytest
 from cache_impl import DESIGNS
 from harness.bench import _rounds, interleaved, lookup_samples, paired_ratio, size_samples
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # no model runs here
 
 
 def test_paired_ratio_is_the_median_of_per_repeat_ratios():

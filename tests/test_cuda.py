@@ -8,10 +8,10 @@ import torch
 
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, RunPlan, run_matrix
 from repro.allocator import AddressArena
-from repro.pipeline import preset
 
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")]
+# Not cpu, not core_model: a CPU-only machine skips them all. diffusion where a model runs.
 
 
 def test_arena_hands_out_fresh_tensors_at_one_cuda_address():
@@ -24,10 +24,10 @@ def test_arena_hands_out_fresh_tensors_at_one_cuda_address():
     assert b.data_ptr() == address and b._version == 0 and float(b.sum()) == 0.0
 
 
+@pytest.mark.diffusion
 def test_forced_and_natural_reuse_on_the_caching_allocator(tmp_path):
-    plan = RunPlan(caches=["fingerprint", "hardened"], scenarios=["freed_address_reused", "natural_reuse"],
-                   seeds=[0], requests=4, config=preset("tiny", steps=2), preset="tiny",
-                   device=torch.device("cuda"))
+    plan = RunPlan(caches=["fingerprint", "hardened"], models={"toy": ["freed_address_reused", "natural_reuse"]},
+                   seeds=[0], requests=4, device=torch.device("cuda"), steps=2)
     results = run_matrix(plan, tmp_path, progress=lambda line: None, update_latest=False)
     forced = [r for r in results["records"] if r["scenario"] == "freed_address_reused" and r["request"] > 0]
     assert all(r["verdict"] == CONTAMINATED for r in forced if r["cache"] == "fingerprint")
@@ -42,3 +42,25 @@ def test_forced_and_natural_reuse_on_the_caching_allocator(tmp_path):
         assert any(e["action"] == "alloc" and e["addr"] == r["addresses"]["positive"] for e in events), events
         assert r["verdict"] in (CONTAMINATED, CLEAN) and r["verdict"] != INCONCLUSIVE
     assert all(r["verdict"] != CONTAMINATED for r in natural if r["cache"] == "hardened")
+
+
+@pytest.mark.diffusion
+def test_real_helios_in_bfloat16_on_the_caching_allocator(tmp_path):
+    """The real Helios transformer on CUDA (bfloat16, its default there): the seed's bug
+    with the pre-fix cache, the fix clean, and what the fix leaves open closed by hardened."""
+    plan = RunPlan(caches=["fingerprint", "weakref", "hardened"],
+                   models={"helios": ["freed_address_reused", "storage_swapped", "natural_reuse"]},
+                   seeds=[0], requests=4, device=torch.device("cuda"), steps=2)
+    results = run_matrix(plan, tmp_path, progress=lambda line: None, update_latest=False)
+    assert results["models"]["helios"]["dtype"] == "bfloat16"
+    later = [r for r in results["records"] if r["request"] > 0]
+
+    def verdicts(scenario, cache):
+        return {r["verdict"] for r in later if r["scenario"] == scenario and r["cache"] == cache}
+
+    assert verdicts("freed_address_reused", "fingerprint") == {CONTAMINATED}
+    assert verdicts("freed_address_reused", "weakref") == verdicts("freed_address_reused", "hardened") == {CLEAN}
+    assert verdicts("storage_swapped", "weakref") == {CONTAMINATED}
+    assert verdicts("storage_swapped", "hardened") == {CLEAN}
+    assert all(r["verdict"] != CONTAMINATED for r in later if r["cache"] == "hardened")
+    assert all(isinstance(r["allocator_events"]["positive"], list) for r in results["records"])

@@ -1,4 +1,4 @@
-"""The toy pipeline and the back-to-back serving loop (CPU)."""
+"""The toy model and the back-to-back serving loop (CPU)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import pytest
 import torch
 
 from cache_impl import resolve
-from repro.pipeline import (DEFAULT_PROMPTS, NEGATIVE_PROMPT, PRESETS, ToyHelios, parse_prompt, preset,
-                            render_scene)
+from repro.models.toy import DEFAULT_PROMPTS, PRESETS, ToyHelios, parse_prompt, preset, render_scene
 from repro.serving import STRATEGIES, serve
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # and diffusion where the model runs
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +19,7 @@ def model():
 
 def _run(model, prompt, seed):
     with torch.no_grad():
-        return model.generate(model.encode_prompt(prompt), model.encode_prompt(NEGATIVE_PROMPT), seed)
+        return model.generate(model.encode(prompt), seed)
 
 
 @pytest.mark.parametrize("bad", ["purple circle moving right", "red blob moving up", "red circle moving sideways",
@@ -42,6 +41,7 @@ def test_helios_preset_carries_the_real_text_side_dimensions():
     assert (cfg.tokens, cfg.text_dim, cfg.heads, cfg.head_dim, cfg.blocks) == (512, 4096, 40, 128, 40)
 
 
+@pytest.mark.diffusion
 def test_output_plays_the_prompt(model):
     """Decoded frames follow the prompt's scene: the model is a faithful toy."""
     for prompt in DEFAULT_PROMPTS:
@@ -50,11 +50,13 @@ def test_output_plays_the_prompt(model):
         assert (latents.clamp(-1, 1) - scene.clamp(-1, 1)).abs().mean() < 0.1, prompt
 
 
+@pytest.mark.diffusion
 def test_deterministic_given_seed(model):
     assert torch.equal(_run(model, DEFAULT_PROMPTS[0], 3), _run(model, DEFAULT_PROMPTS[0], 3))
     assert not torch.equal(_run(model, DEFAULT_PROMPTS[0], 3), _run(model, DEFAULT_PROMPTS[0], 4))
 
 
+@pytest.mark.diffusion
 def test_frames_shape_and_type(model):
     frames = model.decode(_run(model, DEFAULT_PROMPTS[1], 0))
     cfg = model.cfg
@@ -62,6 +64,7 @@ def test_frames_shape_and_type(model):
     assert frames.dtype == torch.uint8
 
 
+@pytest.mark.diffusion
 def test_cache_hits_within_a_request_and_changes_nothing(model):
     reference = _run(model, DEFAULT_PROMPTS[0], 1)
     model.install_caches(resolve("hardened"))
@@ -70,7 +73,7 @@ def test_cache_hits_within_a_request_and_changes_nothing(model):
         cached = _run(model, DEFAULT_PROMPTS[0], 1)
         hits = model.stats["kv_hits"] - before["kv_hits"]
         misses = model.stats["kv_misses"] - before["kv_misses"]
-        # K/V computed once per block and branch, then reused at every later step.
+        # K/V computed once per block and role (positive, negative), then reused at every later step.
         assert misses == 2 * model.cfg.blocks
         assert hits == 2 * model.cfg.blocks * (model.cfg.steps - 1)
         assert torch.equal(cached, reference)
@@ -80,6 +83,7 @@ def test_cache_hits_within_a_request_and_changes_nothing(model):
         model.install_caches(None)
 
 
+@pytest.mark.diffusion
 def test_no_caching_with_grad_enabled(model):
     model.install_caches(resolve("hardened"))
     try:
@@ -92,6 +96,7 @@ def test_no_caching_with_grad_enabled(model):
         model.install_caches(None)
 
 
+@pytest.mark.diffusion
 @pytest.mark.parametrize("name", ["freed_address_reused", "storage_swapped", "persistent_buffer",
                                   "persistent_buffer_inference"])
 def test_forced_strategies_really_reuse_the_address(model, name):
@@ -102,6 +107,7 @@ def test_forced_strategies_really_reuse_the_address(model, name):
     assert served[1].reused_from["positive"] == "request 0 (positive)"
 
 
+@pytest.mark.diffusion
 def test_serve_releases_sources(model):
     """After a request, nothing the loop owns keeps its encoder states alive."""
     import weakref

@@ -12,10 +12,10 @@ import imageio.v3 as iio
 import pytest
 import torch
 
-from harness.report import LABEL_HEIGHT, PANEL_SCALE, verdict_line, write_report
+from harness.report import LABEL_HEIGHT, MIN_PANEL_WIDTH, panel_scale, verdict_line, write_report
 from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, encode_clip
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.cpu]  # no model runs here; all but the browser test are core_model
 
 T, H, W = 4, 12, 16
 EVIL = '<script>alert("x")</script> & "quotes"'
@@ -64,6 +64,7 @@ def results():
     }
 
 
+@pytest.mark.core_model
 def test_verdict_lines(results):
     recs = results["records"]
     assert verdict_line([r for r in recs if r["cache"] == "fingerprint"]).startswith(
@@ -74,6 +75,7 @@ def test_verdict_lines(results):
     assert verdict_line(only_inconclusive).startswith("inconclusive")
 
 
+@pytest.mark.core_model
 def test_inconclusive_never_counted_as_pass(results, tmp_path):
     write_report(tmp_path, results)
     md = (tmp_path / "report.md").read_text()
@@ -81,6 +83,7 @@ def test_inconclusive_never_counted_as_pass(results, tmp_path):
     assert "clean 0/2 (+1 inc.)" in md
 
 
+@pytest.mark.core_model
 def test_labels_are_escaped(results, tmp_path):
     write_report(tmp_path, results)
     page = (tmp_path / "report.html").read_text()
@@ -88,6 +91,7 @@ def test_labels_are_escaped(results, tmp_path):
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;" in page
 
 
+@pytest.mark.core_model
 def test_html_is_self_contained(results, tmp_path):
     write_report(tmp_path, results)
     page = (tmp_path / "report.html").read_text()
@@ -96,17 +100,20 @@ def test_html_is_self_contained(results, tmp_path):
     assert page.count('<img src="data:image/') == 3  # two plots and one GIF
 
 
+@pytest.mark.core_model
 def test_gif_panels_and_frames(results, tmp_path):
     write_report(tmp_path, results)
     gifs = sorted((tmp_path / "gifs").glob("*.gif"))
-    assert [g.name for g in gifs] == ["freed_address_reused-seed0-r1-fingerprint.gif"]
+    assert [g.name for g in gifs] == ["toy-freed_address_reused-seed0-r1-fingerprint.gif"]
     frames = iio.imread(gifs[0])
     assert frames.shape[0] == T
     gap = 4
-    assert frames.shape[1:3] == (H * PANEL_SCALE + LABEL_HEIGHT, 3 * W * PANEL_SCALE + 2 * gap)
+    scale = panel_scale(W)
+    assert W * scale >= MIN_PANEL_WIDTH > W * (scale - 1)  # small clips are magnified until labels fit
+    assert frames.shape[1:3] == (H * scale + LABEL_HEIGHT, 3 * W * scale + 2 * gap)
     # reference | before | after, in that order: the middle panel is the dark (contaminated) clip.
     row = frames[0, LABEL_HEIGHT + 2]
-    panel = W * PANEL_SCALE
+    panel = W * scale
     assert row[panel // 2].mean() > 150 and row[panel + gap + panel // 2].mean() < 60
     assert row[2 * (panel + gap) + panel // 2].mean() > 150
 
@@ -117,6 +124,7 @@ def _report_cli(capsys, folder):
     return code, *capsys.readouterr()
 
 
+@pytest.mark.core_model
 def test_report_rerenders_from_json_alone(capsys, results, tmp_path):
     (tmp_path / "results.json").write_text(json.dumps(results))
     code, out, err = _report_cli(capsys, tmp_path)
@@ -125,11 +133,13 @@ def test_report_rerenders_from_json_alone(capsys, results, tmp_path):
         assert (tmp_path / name).stat().st_size > 0
 
 
+@pytest.mark.core_model
 def test_report_of_missing_folder_is_one_line_error(capsys, tmp_path):
     code, out, err = _report_cli(capsys, tmp_path / "nope")
     assert code == 2 and err.count("\n") == 1 and "no results.json" in err
 
 
+@pytest.mark.core_model
 def test_report_is_deterministic(results, tmp_path):
     for run in ("a", "b"):
         (tmp_path / run).mkdir()

@@ -13,11 +13,11 @@ from cache_impl import DESIGNS
 from cache_impl import resolve
 from harness.run import (CLEAN, CONTAMINATED, INCONCLUSIVE, References, RunPlan, case_requests, run_case,
                          run_matrix)
-from repro.pipeline import DEFAULT_PROMPTS, ToyHelios
-from repro.pipeline import preset
+from repro.models import load_model
+from repro.models.toy import DEFAULT_PROMPTS
 from repro.serving import STRATEGIES
 
-pytestmark = [pytest.mark.core_model, pytest.mark.diffusion, pytest.mark.cpu]
+pytestmark = [pytest.mark.diffusion, pytest.mark.cpu]  # core_model: all but the slow CLI run and the sweep
 
 REQUIRED_FIELDS = {"scenario", "cache", "device", "seed", "request", "address_reused", "false_hits", "kv_equal",
                    "latents_equal", "max_abs_err", "ssim_mean", "ssim_min", "psnr"}
@@ -33,8 +33,8 @@ CONTAMINATES = {
 
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory):
-    plan = RunPlan(caches=list(DESIGNS), scenarios=list(STRATEGIES), seeds=[0], requests=3,
-                   config=preset("tiny", steps=2), preset="tiny", device=torch.device("cpu"))
+    plan = RunPlan(caches=list(DESIGNS), models={"toy": list(STRATEGIES)}, seeds=[0], requests=3,
+                   device=torch.device("cpu"), steps=2)
     out = tmp_path_factory.mktemp("run")
     return run_matrix(plan, out, progress=lambda line: None, update_latest=False), out
 
@@ -43,6 +43,7 @@ def _records(results, scenario, cache):
     return [r for r in results["records"] if r["scenario"] == scenario and r["cache"] == cache]
 
 
+@pytest.mark.core_model
 @pytest.mark.parametrize("pipeline_scenario", list(CONTAMINATES))
 def test_forced_scenarios_contaminate_exactly_the_designs_below_their_level(matrix, pipeline_scenario):
     scenario = pipeline_scenario
@@ -61,6 +62,7 @@ def test_forced_scenarios_contaminate_exactly_the_designs_below_their_level(matr
             assert all(r["ssim_min"] == 1.0 and r["psnr"] is None for r in later), cache
 
 
+@pytest.mark.core_model
 def test_natural_reuse_is_measured_not_assumed(matrix):
     results, _ = matrix
     for r in (r for r in results["records"] if r["scenario"] == "natural_reuse"):
@@ -70,6 +72,7 @@ def test_natural_reuse_is_measured_not_assumed(matrix):
             assert r["cache"] == "fingerprint" and r["address_reused"]
 
 
+@pytest.mark.core_model
 def test_results_file_is_complete_and_well_formed(matrix):
     results, out = matrix
     on_disk = json.loads((out / "results.json").read_text())
@@ -81,9 +84,10 @@ def test_results_file_is_complete_and_well_formed(matrix):
     assert {"torch", "device_name", "allocator", "git_revision"} <= env.keys()
 
 
+@pytest.mark.core_model
 def test_interrupted_run_keeps_finished_cases(tmp_path):
-    plan = RunPlan(caches=["fingerprint", "hardened"], scenarios=["freed_address_reused"], seeds=[0],
-                   requests=2, config=preset("tiny", steps=2), preset="tiny", device=torch.device("cpu"))
+    plan = RunPlan(caches=["fingerprint", "hardened"], models={"toy": ["freed_address_reused"]}, seeds=[0],
+                   requests=2, device=torch.device("cpu"), steps=2)
     calls = []
 
     def progress(line):
@@ -101,16 +105,18 @@ def test_interrupted_run_keeps_finished_cases(tmp_path):
 
 def test_cli_writes_results_and_summary(tmp_path):
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "repro", "--cache", "fingerprint", "hardened", "--scenario",
-                           "freed_address_reused", "--requests", "2", "--steps", "2", "--seed", "0",
+    done = subprocess.run([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "hardened",
+                           "--scenario", "freed_address_reused", "--requests", "2", "--steps", "2", "--seed", "0",
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "[  2/2]" in done.stdout and "freed_address_reused" in done.stdout
     results = json.loads((out / "results.json").read_text())
+    assert {r["model"] for r in results["records"]} == {"toy"} and list(results["models"]) == ["toy"]
     by_cache = {r["cache"]: r for r in results["records"] if r["request"] == 1}
     assert by_cache["fingerprint"]["verdict"] == CONTAMINATED and by_cache["hardened"]["verdict"] == CLEAN
 
 
+@pytest.mark.core_model
 def test_entries_dropped_counts_stale_entries(matrix):
     """Forced reuse with the weakref design: each later request finds the previous
     request's entries dead and drops them; the pre-fix cache drops none (it hits them)."""
@@ -128,6 +134,7 @@ def _compare(capsys, tmp_path, *args):
     return code, out
 
 
+@pytest.mark.core_model
 @pytest.mark.parametrize("before, after, require, code", [
     ("fingerprint", "hardened", "L1", 0),
     ("hardened", "fingerprint", "L1", 1),
@@ -144,17 +151,35 @@ def test_compare_gate(capsys, tmp_path, before, after, require, code):
     assert (tmp_path / "report.html").is_file() and (tmp_path / "report.md").is_file()
 
 
+@pytest.mark.core_model
+def test_compare_gate_on_the_real_helios(capsys, tmp_path):
+    got, out = _compare(capsys, tmp_path, "--before", "fingerprint", "--after", "weakref", "--model", "helios")
+    assert got == 0 and "PASS: after (weakref)" in out, out[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text())
+    before = [r for r in results["records"] if r["cache"] == "fingerprint" and r["scenario"] == "freed_address_reused"]
+    assert {r["model"] for r in results["records"]} == {"helios"}
+    assert all(r["verdict"] == CONTAMINATED for r in before[1:])
+
+
 @pytest.fixture(scope="module")
-def sweep_model():
+def sweep_models():
+    """model spec -> (model, its cache-free references), built on first use."""
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = ToyHelios(preset("tiny"), device)
-    return model, References(model)
+    built = {}
+
+    def get(spec):
+        if spec not in built:
+            model = load_model(spec, device)
+            built[spec] = model, References(model)
+        return built[spec]
+    return get
 
 
-def test_sweep_case(sweep_model, sweep_case):
-    """One scenario x design x seed of the sweep (``--sweep-seeds N``; spread it with ``-n``)."""
-    scenario, cache, seed = sweep_case
-    model, reference = sweep_model
+def test_sweep_case(sweep_models, sweep_case):
+    """One model x scenario x design x seed of the sweep (``--sweep-seeds N``,
+    ``--sweep-model NAME``; spread it with ``-n``)."""
+    spec, scenario, cache, seed = sweep_case
+    model, reference = sweep_models(spec)
     records = run_case(model, resolve(cache), scenario, cache, seed, case_requests(DEFAULT_PROMPTS, seed, 3),
                        reference, model.device)
     contaminated = [r for r in records if r["verdict"] == CONTAMINATED]

@@ -12,13 +12,14 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from cache_impl.levels import Level
+
 CODES = {
     "ARH001": "mapping keyed by a tensor's address or identity",
     "ARH002": "functools cache over a tensor, or over a key built from its address",
     "ARH003": "WeakKeyDictionary keyed by tensors",
     "ARH004": "class that hashes by a tensor's address",
 }
-LEVELS = ("L0", "L1", "L2", "L3")
 
 # What a key can be made of: (kind, label) pairs. The first four say *where* a
 # tensor lives; a key holding one of them can match a different tensor later.
@@ -402,7 +403,7 @@ class ModuleScan:
             if not guards[guard]:
                 break
             level += 1
-        return LEVELS[level]
+        return str(Level(level))
 
     def _finding(self, code: str, at: ast.AST, message: str, key: Parts, guards: dict[str, bool],
                  cls: ast.ClassDef | None = None, notes: list[str] | None = None,

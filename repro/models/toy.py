@@ -2,8 +2,8 @@
 
     prompt --fake text encoder--> encoder states (one token per latent position,
         carrying that position's code and the prompt's scene there)
-    encoder states --text projection--> projected states   [cache level 1, keyed by encoder states]
-    projected states --per block K/V--> (K, V) per block    [cache level 2, keyed by projected states]
+    encoder states --text projection--> projected states   [text stage cache, keyed by encoder states]
+    projected states --per block K/V--> (K, V) per block    [kv stage caches, keyed by projected states]
     noise --denoise loop (flow matching Euler, CFG positive/negative)--> latents
     latents --decoder--> RGB frames (T, H, W, 3) uint8
 
@@ -12,7 +12,8 @@ position code (queries and keys come from position codes) and reads the scene
 value there, so the video plays exactly the scene the K/V came from. A request
 served with another request's K/V plays the other prompt's scene.
 
-Caching is on only without grad, as in the real model.
+Caching is on only without grad, as in the real model. ``ToyHelios`` is a
+:class:`repro.models.base.VideoModel`, like the real architectures.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Callable
 
 import torch
 import torch.nn.functional as F
+
+from repro.models.base import STATS, VideoModel
 
 COLOURS = {
     "red": (1.0, -1.0, -1.0), "green": (-1.0, 1.0, -1.0), "blue": (-1.0, -1.0, 1.0),
@@ -130,17 +133,21 @@ def _orthonormal_rows(rows: int, cols: int, g: torch.Generator) -> torch.Tensor:
     return q.T.contiguous()
 
 
-class ToyHelios:
+class ToyHelios(VideoModel):
     """The toy video DiT. Weights are fixed by ``weight_seed``; caches are pluggable.
 
-    ``install_caches(factory)`` puts one cache at level 1 (text projection,
-    keyed by the encoder states) and one per block at level 2 (K/V, keyed by the
-    projected states); ``None`` runs cache-free. ``clear_cross_attention_cache()``
-    clears them all.
+    ``install_caches(factory)`` puts one cache at the text stage (text
+    projection, keyed by the encoder states) and one per block at the kv stage
+    (K/V, keyed by the projected states); ``None`` runs cache-free.
+    ``clear_cross_attention_cache()`` clears them all.
     """
+
+    name = "toy"
+    negative_prompt = NEGATIVE_PROMPT
 
     def __init__(self, cfg: PipelineConfig, device: str | torch.device = "cpu", weight_seed: int = 0):
         self.cfg = cfg.check()
+        self.steps = cfg.steps
         self.device = torch.device(device)
         g = torch.Generator().manual_seed(weight_seed)
         c, P, D = cfg.text_dim, cfg.code_dim, cfg.model_dim
@@ -168,7 +175,8 @@ class ToyHelios:
             setattr(self, name, [w.to(self.device, cfg.dtype) for w in getattr(self, name)])
         self.text_cache = None
         self.kv_caches: list = []
-        self.stats = {"text_hits": 0, "text_misses": 0, "kv_hits": 0, "kv_misses": 0}
+        self.caching = True
+        self.stats = dict.fromkeys(STATS, 0)
 
     # -- caches -----------------------------------------------------------------
 
@@ -177,27 +185,35 @@ class ToyHelios:
         self.text_cache = factory(max_size=max_size) if factory else None
         self.kv_caches = [factory(max_size=max_size) for _ in range(self.cfg.blocks)] if factory else []
 
-    def clear_cross_attention_cache(self) -> None:
-        for cache in [self.text_cache, *self.kv_caches]:
-            if cache is not None:
-                cache.clear()
-
     def caches(self) -> list:
         return [c for c in [self.text_cache, *self.kv_caches] if c is not None]
 
-    def _cached(self, cache, source: torch.Tensor, compute: Callable, level: str):
-        if cache is None or torch.is_grad_enabled():
+    def set_caching(self, on: bool) -> None:
+        self.caching = on
+
+    def describe(self) -> dict:
+        cfg = self.cfg
+        return {"name": self.name, "steps": cfg.steps, "dtype": str(cfg.dtype).removeprefix("torch."),
+                "blocks": cfg.blocks, "heads": cfg.heads, "head_dim": cfg.head_dim, "text_dim": cfg.text_dim,
+                "text_tokens": cfg.tokens, "latent": [cfg.frames, cfg.height, cfg.width]}
+
+    def _cached(self, cache, source: torch.Tensor, compute: Callable, stage: str):
+        """``stage``: "text" or "kv", the stats this lookup counts in."""
+        if cache is None or not self.caching or torch.is_grad_enabled():
             return compute()
         value = cache.get(source)
         if value is not None:
-            self.stats[f"{level}_hits"] += 1
+            self.stats[f"{stage}_hits"] += 1
             return value
-        self.stats[f"{level}_misses"] += 1
+        self.stats[f"{stage}_misses"] += 1
         value = compute()
         cache.put(source, value)
         return value
 
     # -- model ------------------------------------------------------------------
+
+    def encode(self, prompt: str) -> dict[str, torch.Tensor]:
+        return {"positive": self.encode_prompt(prompt), "negative": self.encode_prompt(NEGATIVE_PROMPT)}
 
     def encode_prompt(self, prompt: str) -> torch.Tensor:
         """Fake text encoder: (1, tokens, text_dim) encoder states for a prompt."""
@@ -219,7 +235,7 @@ class ToyHelios:
         projected = states @ self.w_text
         return [(projected @ self.w_k[b], projected @ self.w_v[b]) for b in range(self.cfg.blocks)]
 
-    def predict(self, x: torch.Tensor, states: torch.Tensor, step: int, branch: str, observe=None):
+    def predict(self, x: torch.Tensor, states: torch.Tensor, step: int, role: str, observe=None):
         """Predicted clean latent (tokens, 3) given the noisy latent and one prompt's states."""
         cfg = self.cfg
         projected = self.project_text(states)
@@ -227,7 +243,7 @@ class ToyHelios:
         for b in range(cfg.blocks):
             k, v = self.block_kv(b, projected)
             if observe is not None:
-                observe(step, b, branch, k, v)
+                observe(step, b, role, k, v)
             q = self.w_q[b].view(1, cfg.tokens, cfg.heads, cfg.head_dim).transpose(1, 2)
             kh = k.view(1, -1, cfg.heads, cfg.head_dim).transpose(1, 2)
             vh = v.view(1, -1, cfg.heads, cfg.head_dim).transpose(1, 2)
@@ -236,16 +252,17 @@ class ToyHelios:
         # A little of the noisy latent leaks through, so the seed shows in the output.
         return out / cfg.blocks + 0.05 * torch.tanh(x)
 
-    def generate(self, positive: torch.Tensor, negative: torch.Tensor, seed: int, observe=None) -> torch.Tensor:
-        """Denoise from seeded noise with CFG; returns latents (T, H, W, 3)."""
+    def generate(self, sources: dict, seed: int, observe=None) -> torch.Tensor:
+        """Denoise from seeded noise with CFG (``sources["positive"]``,
+        ``sources["negative"]``); returns latents (T, H, W, 3)."""
         cfg = self.cfg
         g = torch.Generator().manual_seed(seed)
         x = torch.randn(cfg.tokens, 3, generator=g).to(self.device, cfg.dtype)
         times = torch.linspace(0.0, 1.0, cfg.steps + 1).tolist()
         for i in range(cfg.steps):
             t, t_next = times[i], times[i + 1]
-            pos = self.predict(x, positive, i, "positive", observe)
-            neg = self.predict(x, negative, i, "negative", observe)
+            pos = self.predict(x, sources["positive"], i, "positive", observe)
+            neg = self.predict(x, sources["negative"], i, "negative", observe)
             x1 = neg + cfg.guidance * (pos - neg)
             x = x + (t_next - t) * (x1 - x) / (1.0 - t)  # flow-matching Euler step
         return x.view(cfg.frames, cfg.height, cfg.width, 3)

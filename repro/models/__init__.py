@@ -1,0 +1,71 @@
+"""Video models behind one small interface (:class:`VideoModel`): the toy Helios and
+real diffusers architectures. ``load_model(spec, ...)`` builds one by name or from
+``package.module:factory``."""
+
+from __future__ import annotations
+
+import importlib
+
+import torch
+
+from repro.models.base import STATS, Observer, VideoModel
+
+REAL_MODELS = ("helios", "wan")  # diffusers architectures; diffusers is imported only for these
+MODELS = ("toy", *REAL_MODELS)
+
+
+class ModelSpecError(ValueError):
+    """A model spec that names nothing buildable (one line, for the command line)."""
+
+
+def load_model(spec: str, device: torch.device, steps: int | None = None, preset: str = "tiny",
+               dtype: torch.dtype | None = None) -> VideoModel:
+    """Build the model ``spec`` names: ``toy``, ``helios``, ``wan``, or
+    ``package.module:factory``, a callable ``factory(device=..., steps=..., dtype=...)``
+    (``None`` meaning its default) that returns a :class:`VideoModel`."""
+    if spec == "toy":
+        from repro.models.toy import ToyHelios, preset as toy_preset
+        cfg = toy_preset(preset, **({"steps": steps} if steps else {}), **({"dtype": dtype} if dtype else {}))
+        return ToyHelios(cfg, device)
+    if preset != "tiny":
+        raise ModelSpecError(f"--preset {preset} applies to the toy model only")
+    if spec in REAL_MODELS:
+        try:
+            from repro.models.diffusers_video import build
+        except ImportError as exc:
+            raise ModelSpecError(f"model {spec!r} needs diffusers: {exc}") from None
+        return build(spec, device, steps, dtype)
+    factory = _factory(spec)
+    try:
+        model = factory(device=device, steps=steps, dtype=dtype)
+    except TypeError as exc:  # not called the way a model factory is
+        raise ModelSpecError(f"model {spec!r}: factory(device=, steps=, dtype=) failed: {exc}") from None
+    if not isinstance(model, VideoModel):
+        raise ModelSpecError(f"model {spec!r}: the factory returned {type(model).__name__}, not a VideoModel")
+    model.name = spec if not model.name else model.name
+    return model
+
+
+def check_model_spec(spec: str) -> None:
+    """Fail early, in one line, on a spec that cannot name a model (nothing is built)."""
+    if spec in MODELS:
+        return
+    _factory(spec)
+
+
+def _factory(spec: str):
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ModelSpecError(f"unknown model {spec!r}: choose {', '.join(MODELS)} or package.module:factory")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure is a bad spec
+        raise ModelSpecError(f"model {spec!r}: cannot import {module_name}: {exc}") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise ModelSpecError(f"model {spec!r}: {module_name} has no callable {attr!r}")
+    return factory
+
+
+__all__ = ["MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel", "check_model_spec",
+           "load_model"]
