@@ -11,7 +11,6 @@ from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, le
                          prepare_run, seconds_argument, seed_argument)
 from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from harness.scan import add_arguments as add_scan_arguments
-from repro.scenarios import get_scenario
 
 
 def build_parser() -> OneLineParser:
@@ -68,7 +67,7 @@ def build_parser() -> OneLineParser:
 
 
 def compare(parser, args) -> int:
-    scenarios = args.scenario or [s for s in STRATEGIES if get_scenario(s).level <= args.require]
+    scenarios = args.scenario or [name for name, s in STRATEGIES.items() if s.scenario.level <= args.require]
     if args.before == args.after:
         parser.error("--before and --after name the same cache")
     models = models_to_run(args, scenarios, {"toy": None})

@@ -62,8 +62,9 @@ CATALOGUE: list[Scenario] = []
 
 def scenario(name: str, level: int, summary: str, advisory: bool = False):
     def register(fn):
-        CATALOGUE.append(Scenario(name, Level(level), summary, fn, advisory))
-        return fn
+        registered = Scenario(name, Level(level), summary, fn, advisory)
+        CATALOGUE.append(registered)
+        return registered  # the scenario itself: one identity for the catalogue and the pipeline
     return register
 
 
@@ -314,7 +315,7 @@ def _in_place(make_cache):
 
 
 @scenario("persistent_buffer", 0, "one input buffer refilled per request with copy_ (version bumps)")
-def _persistent(make_cache):
+def persistent_buffer(make_cache):
     probe = Probe(make_cache(max_size=2))
     buf = torch.empty(SHAPE)
     for req in range(3):
@@ -351,7 +352,7 @@ def _freed_then_reused(make_cache, inference: bool) -> Trial:
 
 
 @scenario("freed_address_reused", 1, "source freed, a fresh tensor of the next request at its address")
-def _freed(make_cache):
+def freed_address_reused(make_cache):
     return _freed_then_reused(make_cache, inference=False)
 
 
@@ -434,7 +435,7 @@ def _dies_during_eviction(make_cache, attempts: int = 20):
 
 
 @scenario("natural_reuse", 1, "free and allocate as a server does; the allocator decides")
-def _natural(make_cache, requests: int = 24):
+def natural_reuse(make_cache, requests: int = 24):
     probe = Probe(make_cache(max_size=2))
     weight = torch.randn(SHAPE[-1], SHAPE[-1])
     reuses = []
@@ -477,7 +478,7 @@ def _cfg(make_cache):
 # --- a live source whose storage changed --------------------------------------
 
 @scenario("storage_swapped", 2, "live source rebound with set_(); a fresh tensor takes its old address")
-def _storage_swapped(make_cache):
+def storage_swapped(make_cache):
     probe = Probe(make_cache(max_size=2))
     arena = AddressArena(SHAPE)
     a = arena.fresh(_content(12))
@@ -589,7 +590,7 @@ def _dtype_round_trip(make_cache, attempts: int = 20):
 
 @scenario("persistent_buffer_inference", 3,
           "one inference-mode buffer refilled per request: same address, no version, live referent")
-def _persistent_inference(make_cache):
+def persistent_buffer_inference(make_cache):
     probe = Probe(make_cache(max_size=2))
     with torch.inference_mode():
         buf = torch.empty(SHAPE)

@@ -5,8 +5,9 @@ roles (positive and negative prompt), a run through the cache under test,
 decoded frames, then everything released. Any :class:`repro.models.VideoModel`
 can be served. A
 *source strategy* decides how the next request's encoder states come to live
-where the last request's did. Strategies share their names and levels with the
-tensor-level catalogue (``repro.scenarios``) and use the same allocator tools.
+where the last request's did. Each strategy *is* a scenario of the tensor-level
+catalogue (``repro.scenarios``) played through a model: it carries that scenario
+object, its name and level, and uses the same allocator tools.
 """
 
 from __future__ import annotations
@@ -16,24 +17,28 @@ from dataclasses import dataclass, field
 
 import torch
 
-from cache_impl import request_begins, request_ends
+from cache_impl import Level, request_begins, request_ends
 from repro.allocator import AddressArena, ReuseTracker
 from repro.models import VideoModel
-from repro.scenarios import get_scenario
+from repro import scenarios
 
 
 class SourceStrategy:
     """Makes each request's encoder states and releases them afterwards."""
 
-    name = ""
+    scenario: scenarios.Scenario  # the catalogue's scenario this strategy plays
     inference = False  # run requests under torch.inference_mode() instead of no_grad()
 
     def __init__(self, model: VideoModel):
         self.model = model
 
     @property
-    def level(self) -> int:
-        return get_scenario(self.name).level
+    def name(self) -> str:
+        return self.scenario.name
+
+    @property
+    def level(self) -> Level:
+        return self.scenario.level
 
     def make(self, role: str, states: torch.Tensor) -> torch.Tensor:
         """The tensor the pipeline sees for this role, holding ``states``."""
@@ -50,7 +55,7 @@ class SourceStrategy:
 class NaturalReuse(SourceStrategy):
     """The allocator decides: fresh tensors, freed at the end of each request."""
 
-    name = "natural_reuse"
+    scenario = scenarios.natural_reuse
 
     def make(self, role, states):
         return states  # the fake encoder's output, allocated by the allocator as a server's is
@@ -59,7 +64,7 @@ class NaturalReuse(SourceStrategy):
 class FreedAddressReused(SourceStrategy):
     """Forced: every request's states are a fresh tensor at the previous one's address."""
 
-    name = "freed_address_reused"
+    scenario = scenarios.freed_address_reused
 
     def __init__(self, model):
         super().__init__(model)
@@ -75,7 +80,7 @@ class StorageSwapped(FreedAddressReused):
     """Forced, and the old source stays alive: the server keeps it, rebinding its
     storage with ``set_()``, so its weakref never dies."""
 
-    name = "storage_swapped"
+    scenario = scenarios.storage_swapped
 
     def __init__(self, model):
         super().__init__(model)
@@ -91,7 +96,7 @@ class StorageSwapped(FreedAddressReused):
 class PersistentBuffer(SourceStrategy):
     """One input buffer per role, refilled in place for every request (copy_ bumps its version)."""
 
-    name = "persistent_buffer"
+    scenario = scenarios.persistent_buffer
 
     def __init__(self, model):
         super().__init__(model)
@@ -108,12 +113,12 @@ class PersistentBuffer(SourceStrategy):
 class PersistentBufferInference(PersistentBuffer):
     """The same under inference mode: no version counter, so the refill is invisible."""
 
-    name = "persistent_buffer_inference"
+    scenario = scenarios.persistent_buffer_inference
     inference = True
 
 
-STRATEGIES = {s.name: s for s in (FreedAddressReused, NaturalReuse, StorageSwapped,
-                                  PersistentBuffer, PersistentBufferInference)}
+STRATEGIES = {s.scenario.name: s for s in (FreedAddressReused, NaturalReuse, StorageSwapped,
+                                           PersistentBuffer, PersistentBufferInference)}
 
 
 @dataclass
