@@ -27,8 +27,9 @@ class _SourceRef(weakref.ref):
     """A weakref to the source that carries its cache entry."""
 
     # storage: a StorageWeakRef pinning the identity of the source's storage;
-    # storage_id: that identity, compared on every hit.
-    __slots__ = ("key", "value", "source_id", "storage", "storage_id")
+    # fast: what the identity fast path compares, flat (see HardenedCache.get);
+    # used: hit since it last got a second chance (recency, see HardenedCache.put).
+    __slots__ = ("key", "value", "source_id", "storage", "fast", "used")
 
 
 class HardenedCache:
@@ -54,8 +55,10 @@ class HardenedCache:
     def __init__(self, max_size: int = 2):
         self.max_size = check_max_size(max_size)
         self._entries: dict = {}  # fingerprint -> _SourceRef
-        # Recency, oldest first, keyed by id(ref): an int hashes for free, a
-        # fingerprint tuple does not, and the fast path reorders on every hit.
+        # Insertion order, oldest first, keyed by id(ref) (an int hashes for free).
+        # A hit only marks its entry used; eviction gives used entries a second
+        # chance (see put), so the lock-free fast path writes one flag instead of
+        # reordering a shared map.
         self._recency: OrderedDict = OrderedDict()  # id(ref) -> _SourceRef
         self._by_id: dict = {}  # id(source) -> _SourceRef, for the identity fast path
         self._dead: list = []  # refs whose source died while the lock was busy
@@ -92,31 +95,29 @@ class HardenedCache:
             # tuple (that is the seed fix's cost). Only these can change on a live
             # tensor (``.data =`` changes any of them but the version); the device is
             # implied by the address; ``version`` is None only for inference
-            # tensors, and a tensor cannot become one.
-            ptr, shape, stride, dtype, _device, version, conj, neg = ref.key
+            # tensors, and a tensor cannot become one. The conj bit changes the
+            # values of complex tensors only (a real tensor's conjugate is itself):
+            # ``conj`` is None for real ones.
+            ptr, version, dtype, shape, stride, storage, neg, conj = ref.fast
             if (source.data_ptr() == ptr and (version is None or source._version == version)
                     and source.dtype is dtype and source.shape == shape and source.stride() == stride
-                    and storage_id(source) == ref.storage_id
-                    and source.is_conj() is conj and source.is_neg() is neg):
-                try:
-                    self._recency.move_to_end(id(ref))
-                except KeyError:
-                    pass  # evicted by another thread meanwhile; the value is still this source's
+                    and storage_id(source) == storage and source.is_neg() is neg
+                    and (conj is None or source.is_conj() is conj)):
+                ref.used = True  # evicted by another thread meanwhile? the value is still this source's
                 return ref.value
         key = fingerprint(source)
-        if self._entries.get(key) is None:
+        ref = self._entries.get(key)
+        if ref is None:
             return None  # a plain miss needs no lock
         with self._lock:
             if self._dead:
                 self._drop_dead()
-            # Read again under the lock: another thread may have evicted the entry.
-            ref = self._entries.get(key)
-            if ref is None:
-                return None
+            # Another thread may have evicted the entry meanwhile: its value is
+            # still this source's if the checks pass, and forgetting it twice is harmless.
             if not _unchanged(ref, key, source):
                 self._forget(ref)  # freed, or alive with its storage swapped or rebound
                 return None
-            self._recency.move_to_end(id(ref))
+            ref.used = True
             return ref.value
 
     def put(self, source, value) -> None:
@@ -124,7 +125,9 @@ class HardenedCache:
         ref = _SourceRef(source, self._source_died)
         ref.key, ref.value, ref.source_id = key, value, id(source)
         ref.storage = pin_storage(source)
-        ref.storage_id = ref.storage.cdata
+        ptr, shape, stride, dtype, _device, version, conj, neg = key
+        ref.fast = (ptr, version, dtype, shape, stride, ref.storage.cdata, neg, conj if source.dtype.is_complex else None)
+        ref.used = False
         with self._lock:
             if self._dead:
                 self._drop_dead()
@@ -134,8 +137,7 @@ class HardenedCache:
             self._entries[key] = ref
             self._recency[id(ref)] = ref
             self._by_id[ref.source_id] = ref
-            while len(self._recency) > self.max_size:
-                self._forget(self._recency.popitem(last=False)[1])
+            self._evict_over_bound(newest=id(ref))
 
     def clear(self) -> None:
         with self._lock:
@@ -149,6 +151,20 @@ class HardenedCache:
             if self._dead:
                 self._drop_dead()
             return len(self._recency)
+
+    def _evict_over_bound(self, newest: int) -> None:
+        """Evict down to ``max_size`` (caller holds the lock), least recently used
+        first, by second chance (CLOCK): the oldest entry goes unless it was hit
+        since it last came round; then it is marked unused and queued again, just
+        before the newest entry. Each hit buys one requeue, so this is O(1) amortised."""
+        while len(self._recency) > self.max_size:
+            oldest_id, oldest = next(iter(self._recency.items()))
+            if oldest.used:
+                oldest.used = False
+                self._recency.move_to_end(oldest_id)
+                self._recency.move_to_end(newest)
+            else:
+                self._forget(oldest)
 
     def _forget(self, ref: _SourceRef) -> None:
         """Remove one entry from every map (caller holds the lock). Each step is
@@ -166,19 +182,23 @@ class HardenedCache:
 
 
 def _unchanged(ref: _SourceRef, key, source) -> bool:
-    """Is the entry's source alive, with the key's fingerprint, on the storage it
-    had at insert time? ``source`` (whose fingerprint is ``key``) may be the
-    referent itself or another view of the same memory."""
+    """Are the entry's source and the lookup tensor (whose fingerprint is ``key``)
+    on the very storage the source had at insert time, the source alive and with
+    the key's fingerprint? ``source`` may be the referent itself or another view
+    of it; an alias on another StorageImpl (DLPack, ``set_``) only costs a hit."""
     referent = ref()
     if referent is None:
         return False  # freed: its address may belong to someone else now
+    pinned = ref.storage.cdata
     if referent is not source:
+        if storage_id(source) != pinned:
+            return False  # the same address and layout, but another storage
         try:
             if fingerprint(referent) != key:
                 return False  # alive, but moved, relaid or updated in place
         except TypeError:
             return False  # rebound to something that has no key at all
-    return storage_id(referent) == ref.storage_id  # not rebound away and back
+    return storage_id(referent) == pinned  # not rebound away and back
 
 
 class RequestScopedCache(HardenedCache):

@@ -20,10 +20,10 @@ import cache_impl.hardened as hardened_module
 
 FAST_CHECK = '''            if (source.data_ptr() == ptr and (version is None or source._version == version)
                     and source.dtype is dtype and source.shape == shape and source.stride() == stride
-                    and storage_id(source) == ref.storage_id
-                    and source.is_conj() is conj and source.is_neg() is neg):'''
+                    and storage_id(source) == storage and source.is_neg() is neg
+                    and (conj is None or source.is_conj() is conj)):'''
 SLOW_CHECK = "            if not _unchanged(ref, key, source):"
-KEY = "return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype, t.device, version, t.is_conj(), t.is_neg())"
+KEY = "return (ptr, shape, stride, dtype, t.device, version, dtype.is_complex and t.is_conj(), t.is_neg())"
 TORCH = "__import__('torch')"  # the hardened module does not import torch itself
 
 
@@ -58,10 +58,10 @@ MUTANTS = [
     Mutant("key_without_version", "the version field of the key",
            (("keys", "version = None if t.is_inference() else t._version", "version = None"),)),
     Mutant("key_without_ptr", "the address field of the key",
-           (_key("t.data_ptr(), tuple(t.shape)", "0, tuple(t.shape)"),)),
+           (_key("(ptr, shape", "(0, shape"),)),
     Mutant("key_without_conj_neg_bits", "the conj and neg bits of the key",
-           (_key(", t.is_conj(), t.is_neg())", ", False, False)"),
-            _fast("\n                    and source.is_conj() is conj and source.is_neg() is neg", ""))),
+           (_key(", dtype.is_complex and t.is_conj(), t.is_neg())", ", False, False)"),
+            _fast(" and source.is_neg() is neg\n                    and (conj is None or source.is_conj() is conj))", ")"))),
     Mutant("fast_path_skips_version", "the version check on the identity fast path",
            (_fast("(version is None or source._version == version)", "True"),)),
     Mutant("fast_path_skips_address", "the address check on the identity fast path",
@@ -73,23 +73,23 @@ MUTANTS = [
     Mutant("fast_path_skips_dtype", "the dtype check on the identity fast path",
            (_fast("and source.dtype is dtype ", ""),)),
     Mutant("key_on_storage_base", "the offset in the key: the storage's base address instead of data_ptr",
-           (_key("t.data_ptr(), tuple(t.shape)", "t.untyped_storage().data_ptr(), tuple(t.shape)"),)),
+           (_key("(ptr, shape", "(t.untyped_storage().data_ptr(), shape"),)),
     Mutant("fast_path_skips_storage", "the storage identity check on the identity fast path",
-           (_fast("\n                    and storage_id(source) == ref.storage_id", ""),)),
+           (_fast("\n                    and storage_id(source) == storage and", "\n                    and"),)),
     Mutant("fast_path_skips_conj", "the conj and neg checks on the identity fast path",
-           (_fast("\n                    and source.is_conj() is conj and source.is_neg() is neg", ""),)),
+           (_fast(" and source.is_neg() is neg\n                    and (conj is None or source.is_conj() is conj))", ")"),)),
     Mutant("slow_path_skips_storage", "the storage identity check of the referent recheck",
-           (("hardened", "    return storage_id(referent) == ref.storage_id", "    return True"),)),
+           (("hardened", "    return storage_id(referent) == pinned", "    return True"),)),
     Mutant("no_liveness_check", "the liveness guard: dead sources' entries are kept and trusted",
            (("hardened", "ref = _SourceRef(source, self._source_died)", "ref = _SourceRef(source)"),
             ("hardened", "        return False  # freed: its address may belong to someone else now",
              "        return True"))),
     Mutant("no_referent_recheck", "the referent recheck: a live source with swapped storage is trusted",
            (("hardened", "            if fingerprint(referent) != key:", "            if False:"),
-            ("hardened", "    return storage_id(referent) == ref.storage_id", "    return True"))),
-    Mutant("no_lru_recency", "LRU recency: a hit does not refresh its entry",
-           (("hardened", "                self._recency.move_to_end(id(ref))\n", "                pass\n"),
-            ("hardened", "            self._recency.move_to_end(id(ref))\n            return", "            return"))),
+            ("hardened", "    return storage_id(referent) == pinned", "    return True"))),
+    Mutant("no_lru_recency", "LRU recency: a hit does not mark its entry used",
+           (("hardened", "                ref.used = True  #", "                pass  #"),
+            ("hardened", "            ref.used = True\n            return", "            return"))),
     Mutant("no_bound", "the size bound", (("hardened", "while len(self._recency) > self.max_size:",
                                             "while False:"),)),
     Mutant("no_overwrite", "overwrite: a second put for the same source keeps the first value",
@@ -104,7 +104,7 @@ MUTANTS = [
            (("hardened", "                self._forget(ref)  # freed, or alive with its storage swapped or rebound\n",
              "                pass\n"),
             ("hardened", "            if self._dead:\n                self._drop_dead()\n"
-             "            # Read again", "            # Read again"),
+             "            # Another thread", "            # Another thread"),
             ("hardened", "            if self._dead:\n                self._drop_dead()\n"
              "            return len(self._recency)", "            return len(self._recency)"))),
     Mutant("keeps_source_alive", "never keeping a source alive: it pins every source it sees",
@@ -137,17 +137,17 @@ MUTANTS += [
     _search_only("size_one_skips_recheck", "the referent recheck when max_size is 1",
                  _slow_trusts_when("self.max_size == 1 and ref() is not None")),
     _search_only("half_types_share_key", "bfloat16 from float16 in the key",
-                 _key("t.dtype, t.device", "(torch.float16 if t.dtype is torch.bfloat16 else t.dtype), t.device")),
+                 _key("stride, dtype, t.device", "stride, (torch.float16 if dtype is torch.bfloat16 else dtype), t.device")),
     _search_only("key_dtype_by_size_and_kind", "the dtype in the key: only its size and whether it is floating",
-                 _key("t.dtype, t.device", "(t.dtype.itemsize, t.dtype.is_floating_point), t.device")),
+                 _key("stride, dtype, t.device", "stride, (dtype.itemsize, dtype.is_floating_point), t.device")),
     _search_only("old_entries_skip_version", "the version check on the fast path once more than 48 entries are held",
                  _fast("(version is None or source._version == version)",
                        "(version is None or len(self._recency) > 48 or source._version == version)")),
     _search_only("stride_as_contiguity_flag", "the stride in the key: only whether it is contiguous",
-                 _key("t.stride(), t.dtype", "t.is_contiguous(), t.dtype")),
+                 _key("shape, stride, dtype", "shape, t.is_contiguous(), dtype")),
     _search_only("expanded_keyed_as_contiguous", "the stride of expanded tensors (a 0 stride) in the key",
-                 _key("t.stride(), t.dtype", "(t.stride() if 0 not in t.stride() else "
-                      "torch.empty(t.shape, device='meta').stride()), t.dtype")),
+                 _key("shape, stride, dtype", "shape, (stride if 0 not in stride else "
+                      "torch.empty(shape, device='meta').stride()), dtype")),
     _search_only("no_grad_skips_version", "the version check on the fast path under no_grad",
                  _fast("(version is None or source._version == version)",
                        f"(version is None or not {TORCH}.is_grad_enabled() or source._version == version)")),
@@ -160,18 +160,11 @@ MUTANTS += [
 ]
 
 
-# Not catalogue mutants: no single-threaded scenario can see a missing lock or an
-# unlocked read. The
+# Not a catalogue mutant: no single-threaded scenario can see a missing lock. The
 # concurrency stress must catch it (tests/test_selfvalidation.py).
 WEAKREF_WITHOUT_LOCK = Mutant("weakref_without_lock", "the lock around each call",
                               (("weakref_lru", "with self._lock:", "if True:"),),
                               cls="SourceTensorLRUCache", module="weakref_lru")
-HARDENED_UNLOCKED_READ = Mutant(
-    "hardened_slow_path_unlocked_read", "the slow path's second read of the entry under the lock",
-    (("hardened", "            # Read again under the lock: another thread may have evicted the entry.\n"
-      "            ref = self._entries.get(key)\n", ""),
-     ("hardened", "        if self._entries.get(key) is None:\n            return None  # a plain miss needs no lock",
-      "        ref = self._entries.get(key)\n        if ref is None:\n            return None")))
 
 
 def _edit(text: str, old: str, new: str, mutant: str) -> str:

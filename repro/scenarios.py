@@ -655,6 +655,28 @@ def _rewritten_through_alias(make_cache):
                          evidence={"address": hex(src.data_ptr()), "how": "one memory, rewritten through an alias"})
 
 
+@scenario("rebound_back_to_a_rewritten_buffer", 3,
+          "a live source rebound away from a persistent buffer, the buffer rewritten through itself, the source "
+          "rebound back (swap-out and restore, vector_to_parameters): same storage, address, layout and version")
+def _rebound_back_rewritten(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    buffer = _content(88)  # a flat parameter, a persistent input buffer: it outlives the swap
+    src = torch.empty(0)
+    src.data = buffer
+    probe.begin()
+    probe.lookup(src, "request A step 0")
+    probe.end()
+    src.data = torch.empty(SHAPE)  # swapped out
+    with torch.no_grad():
+        buffer.copy_(_content(89))  # bumps buffer's version counter; src has its own, untouched
+    src.data = buffer  # restored: the very storage it had, other content
+    probe.begin()
+    probe.lookup(src, "request B step 0 (restored onto the rewritten buffer)")
+    probe.end()
+    return probe.verdict(address_reused=True,
+                         evidence={"address": hex(buffer.data_ptr()), "how": "one buffer, rewritten while swapped out"})
+
+
 # --- the cache contract --------------------------------------------------------
 
 def _contract(checks: list[tuple[bool, str]]) -> Trial:

@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
 # Every (design, scenario) pair not listed here must pass.
 L2_HOLES = ("storage_swapped", "storage_rebound", "rebound_away_and_back", "rebound_back_through_older_entry",
             "module_dtype_round_trip")
-L3_HOLES = ("persistent_buffer_inference", "storage_resized_regrown", "rewritten_through_alias")
+L3_HOLES = ("persistent_buffer_inference", "storage_resized_regrown", "rewritten_through_alias",
+            "rebound_back_to_a_rewritten_buffer")
 
 # Every (design, scenario) pair not listed here must pass.
 EXPECTED_FAILURES = {
