@@ -32,12 +32,17 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_s
 
 import torch
 import torch.utils.dlpack
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import Level
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
 SIZES = (2, 1, 128, 3, 64, 8)  # max_size, one per round of examples, in turn
-DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64")
+DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64")
+# Source shapes: the views below are written for (4, 8); the others carry only the
+# views that fit any shape. "large" is a text embedding's size (a batch of 2 x 77 x 768).
+SHAPES = {"4x8": (4, 8), "4d": (2, 2, 2, 4), "5d": (1, 2, 2, 2, 4), "large": (2, 77, 768)}
+ARENA_BYTES = 2 * 77 * 768 * 8  # the largest shape in the widest dtype
 # A dtype of the same item size, to read one memory as another type.
 SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
            "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64"}
@@ -64,33 +69,44 @@ COMPLEX_ONLY = {"conj", "imag_of_conj"}
 # The model's everyday case, the source itself, drawn as often as all views together.
 LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
 
-PRELUDE = '''cache = {factory}(max_size={max_size})
-arenas = [torch.empty(256, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
+PRELUDE = '''import math
+
+cache = {factory}(max_size={max_size})
+arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
 graveyard, fillers = [], []
+in_use = [None] * {slots}  # a weak reference to the storage last made at each slot
 
 
-def content(n, dtype):
+def content(n, dtype, shape=(4, 8)):
     """Distinct, small, exact values for request n."""
-    x = (torch.arange(32).view(4, 8) + 37 * n) % 251
+    x = (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
     return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
 
 
-def fresh(slot, n, dtype):
+def fresh(slot, n, dtype, shape=(4, 8)):
     """The next request's tensor at a slot's fixed address: a new tensor with its own
     version counter at 0 and its own content, as the allocator hands out a freed address."""
-    view = arenas[slot][:32 * dtype.itemsize].view(dtype).view(4, 8)
+    if in_use[slot] is not None and not in_use[slot].expired():
+        raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
+    view = arenas[slot][:math.prod(shape) * dtype.itemsize].view(dtype).view(shape)
     with torch.no_grad():
-        view.copy_(content(n, dtype))
-    return dlpack.from_dlpack(dlpack.to_dlpack(view))
+        view.copy_(content(n, dtype, shape))
+    made = dlpack.from_dlpack(dlpack.to_dlpack(view))
+    in_use[slot] = StorageWeakRef(made.untyped_storage())
+    return made
 
 
 def project(t):
-    return t * 2 + 1
+    with torch.no_grad():  # a value with a graph would keep its source alive
+        return t * 2 + 1
 
 
 def same(a, b):
-    return (isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape
-            and torch.equal(a.nan_to_num(), b.nan_to_num()) and torch.equal(a.isnan(), b.isnan()))
+    """Equal dtype, shape and values (NaN where the other has NaN: reinterpreted bits can be NaN)."""
+    if not (isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape):
+        return False
+    a, b = a.detach().resolve_conj(), b.detach().resolve_conj()
+    return torch.equal(a, b) or bool(((a == b) | (a.isnan() & b.isnan())).all())
 
 
 def check(t, where):
@@ -140,14 +156,16 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict):
             self.namespace: dict = {}
             self.live = [None] * SLOTS  # per slot: _slot_state() while a source lives there
             self.graveyard = 0  # live sources whose storage left their slot (L2 steps)
-            self.last_dtype = ["float32"] * SLOTS
+            self.last_made = [("float32", "4x8")] * SLOTS  # (dtype, shape) last made at each slot
             self.in_request = False
             self.made = 0
             self.steps = 0
             imports, name = _imports(spec, factory)
-            setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS)
-            self.prelude = f"import torch\nfrom torch.utils import dlpack\n{imports}\n{setup}"
-            self.namespace = {"__name__": "audit_search", "torch": torch, "dlpack": torch.utils.dlpack}
+            setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES)
+            self.prelude = (f"import torch\nfrom torch.multiprocessing.reductions import StorageWeakRef\n"
+                            f"from torch.utils import dlpack\n{imports}\n{setup}")
+            self.namespace = {"__name__": "audit_search", "torch": torch, "dlpack": torch.utils.dlpack,
+                              "StorageWeakRef": StorageWeakRef}
             head = name.split(".")[0]
             self.namespace[head] = factory if head == name else _Namespace(name, factory)
             exec(setup, self.namespace)
@@ -220,6 +238,10 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
     def versioned(self):
         return live(self) and not source(self).is_inference()
 
+    def reinterpretable(self):
+        """torch views a tensor as another dtype only without a conj bit and grad."""
+        return not (source(self).is_conj() or source(self).requires_grad)
+
     def view_name(kind):
         return f"v{slot}_{kind}"
 
@@ -231,22 +253,27 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
 
     @precondition(lambda self: level < Level.L3 or self.in_request)
     @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from((1, 2, 20)),
-          grad=st.sampled_from(list(GRAD_MODES)), dtype=st.sampled_from((None, None, None) + DTYPES))
-    def lookup(self, view, new_object, repeat, grad, dtype):
+          grad=st.sampled_from(list(GRAD_MODES)), dtype=st.sampled_from((None, None, None) + DTYPES),
+          shape=st.sampled_from((None, None, None) + tuple(SHAPES)), requires_grad=st.booleans())
+    def lookup(self, view, new_object, repeat, grad, dtype, shape, requires_grad):
         """Look up the slot's source through a view; where no source lives, the next
         request's tensor is made at the slot's address first (in ``grad`` mode), of
-        ``dtype`` or, mostly, of the dtype the last one there had (reuse needs it)."""
+        ``dtype`` and ``shape`` or, mostly, those the last one there had (reuse needs
+        them), requiring grad or not."""
         mode = GRAD_MODES[grad]
         if not live(self):
-            dtype = dtype or self.last_dtype[slot]
-            self.last_dtype[slot] = dtype
-            self.live[slot] = _slot_state()
-            make = f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype})"
+            dtype = dtype or self.last_made[slot][0]
+            shape = shape or self.last_made[slot][1]
+            self.last_made[slot] = (dtype, shape)
+            self.live[slot] = _slot_state(two_d=shape == "4x8")
+            make = f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype}, {SHAPES[shape]})"
+            if requires_grad and grad != "inference" and dtype not in ("int64",):
+                make += ".requires_grad_()"  # a leaf, as a parameter is
             self.run(Level.L0, f"with {mode}:\n    {make}" if mode else make)
         state, dtype = self.live[slot], dtype_of(self)
         template, any_layout = VIEWS[view]
-        if ((view in COMPLEX_ONLY and dtype != "complex64") or (state["relaid"] and not any_layout)
-                or (view == "sibling_dtype" and source(self).is_conj())):  # torch cannot view a conj tensor as another dtype
+        if ((view in COMPLEX_ONLY and dtype != "complex64") or (not state["two_d"] and not any_layout)
+                or (view == "sibling_dtype" and not reinterpretable(self))):
             view = "itself"
             template = VIEWS[view][0]
         expr = template.format(s=name, sibling=SIBLING.get(dtype, dtype))
@@ -274,14 +301,14 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
         dtype = dtype_of(self)
         if how == "conj" and dtype != "complex64":
             how = "sibling_dtype"
-        if how == "sibling_dtype" and source(self).is_conj():
+        if how == "sibling_dtype" and not reinterpretable(self):
             how = "first_half"
         if how == "sibling_dtype":
             self.run(Level.L0, f"{name}.data = {name}.view(torch.{SIBLING.get(dtype, dtype)})")
         elif how == "conj":
             self.run(Level.L0, f"{name}.data = {name}.conj()")
         else:  # a (4, 4) window at one of two offsets of its own storage
-            self.live[slot]["relaid"] = True
+            self.live[slot]["two_d"] = False
             offset = 16 if how == "second_half" else 0
             self.run(Level.L0, f"{name}.data = torch.empty(0, dtype={name}.dtype).set_("
                                f"{name}.untyped_storage(), {offset}, (4, 4), (4, 1))")
@@ -292,8 +319,8 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
     def swap_storage(self):
         """``set_()`` to other memory: the source lives on, its address is free."""
         self.graveyard += 1
-        self.run(Level.L2, f"{name}.set_(torch.empty(0, dtype={name}.dtype))\ngraveyard.append({name})\n"
-                 + forget(self))
+        self.run(Level.L2, f"with torch.no_grad():\n    {name}.set_(torch.empty(0, dtype={name}.dtype))\n"
+                           f"graveyard.append({name})\n" + forget(self))
 
     def rebind_away(self):
         """``.data =`` other memory (no version bump): the source lives on, its address is free."""
@@ -306,7 +333,7 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
         self.graveyard -= 1
         self.run(Level.L2, f"{name} = graveyard.pop()\n"
                            f"{name}.data = fresh({slot}, {self.next_content()}, {name}.dtype)")
-        self.live[slot] = _slot_state()
+        self.live[slot] = _slot_state(two_d=True)
 
     def rewrite_through_alias(self):
         """Content rewritten through another tensor on the same storage, which has
@@ -314,8 +341,7 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
         self.run(Level.L3, f"alias = torch.empty(0, dtype={name}.dtype).set_({name}.untyped_storage(), "
                            f"{name}.storage_offset(), {name}.shape, {name}.stride())\n"
                            f"with torch.no_grad():\n"
-                           f"    alias.copy_(content({self.next_content()}, {name}.dtype).reshape(-1)"
-                           f"[:{name}.numel()].view({name}.shape))\ndel alias")
+                           f"    alias.copy_(content({self.next_content()}, {name}.dtype, {name}.shape))\ndel alias")
 
     rules = {"lookup": lookup,
              "update_in_place": precondition(
@@ -349,10 +375,10 @@ class _Namespace:
         setattr(target, last, factory)
 
 
-def _slot_state() -> dict:
-    """What a slot's live tensor does not say itself: whether it left its (4, 8)
-    layout, and which views of it were kept."""
-    return {"relaid": False, "views": set()}
+def _slot_state(two_d: bool) -> dict:
+    """What a slot's live tensor does not say itself: whether it still has the
+    (4, 8) layout the 2-D views are written for, and which views of it were kept."""
+    return {"two_d": two_d, "views": set()}
 
 
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
@@ -361,6 +387,15 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
     ``rounds`` caps the rounds too, for a search that must not depend on speed."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
+    try:
+        return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps):
     deadline = time.monotonic() + budget
     round_seed = seed
     while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
