@@ -161,10 +161,11 @@ MUTANTS += [
                  _slow_trusts_when(f"source.dtype == {TORCH}.float64")),
     _search_only("many_dims_skip_recheck", "the referent recheck for sources of more than 3 dimensions",
                  _slow_trusts_when("source.dim() > 3 and ref() is not None")),
-    _search_only("grad_sources_skip_liveness", "the liveness guard for sources that require grad",
+    _search_only("grad_sources_skip_liveness", "the liveness guard for grad-requiring sources used with grad on",
                  ("hardened", "ref = _SourceRef(source, self._source_died)",
-                  "ref = _SourceRef(source, None if source.requires_grad else self._source_died)"),
-                 _slow_trusts_when("source.requires_grad")),
+                  f"ref = _SourceRef(source, None if source.requires_grad and {TORCH}.is_grad_enabled() "
+                  "else self._source_died)"),
+                 _slow_trusts_when(f"source.requires_grad and {TORCH}.is_grad_enabled()")),
     # Not search-only: the catalogue's module_dtype_round_trip serves its weight under no_grad.
     Mutant("no_grad_skips_liveness", "the liveness guard for entries made and looked up under no_grad",
            (("hardened", "ref = _SourceRef(source, self._source_died)",
