@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
+import threading
 from typing import Callable
 
 from cache_impl.fingerprint_lru import FingerprintLRUCache
@@ -26,13 +29,49 @@ class CacheSpecError(ValueError):
     """A cache spec that names nothing usable. The message is one line."""
 
 
-def resolve(spec: str) -> Callable[..., object]:
+class CallTimedOut(BaseException):
+    """Raised by the alarm inside a call that ran too long (BaseException: the
+    cache's own ``except Exception`` must not swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    raise CallTimedOut()
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Interrupt the body after ``seconds`` with CallTimedOut (main thread only:
+    elsewhere there is no alarm, and the body runs unlimited). A call stuck in C
+    code that never returns to Python cannot be interrupted this way."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def resolve(spec: str, timeout: float | None = None) -> Callable[..., object]:
     """Return a factory ``f(max_size=...)`` for a registered design name or a
     ``package.module:attr`` path to a cache class (or factory function).
 
     The factory is tried once with ``max_size=2`` so that a spec naming
-    something that is not a cache fails here, with a clear message.
+    something that is not a cache fails here, with a clear message. Whatever
+    the user's module or constructor does on the way (raise anything, call
+    ``sys.exit``, hang past ``timeout`` seconds) becomes a one-line CacheSpecError.
     """
+    try:
+        with time_limit(timeout):
+            return _resolve(spec)
+    except CallTimedOut:
+        raise CacheSpecError(f"importing and constructing {spec!r} did not finish within {timeout:g} s") from None
+
+
+def _resolve(spec: str) -> Callable[..., object]:
     if not isinstance(spec, str) or not spec.strip():
         raise CacheSpecError(f"empty cache spec {spec!r}")
     if spec in DESIGNS:
@@ -44,26 +83,66 @@ def resolve(spec: str) -> Callable[..., object]:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr or ":" in attr:
         raise CacheSpecError(f"malformed cache spec {spec!r}: expected package.module:attr")
+    if module_name.startswith("."):
+        raise CacheSpecError(f"relative module {module_name!r} in cache spec {spec!r}: give the full module path")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise CacheSpecError(f"cannot import module {module_name!r} for cache spec {spec!r}: {exc}") from None
+    except CallTimedOut:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - user code: SyntaxError, RuntimeError, SystemExit alike
+        raise CacheSpecError(f"cannot import module {module_name!r} for cache spec {spec!r}: {_one_line(exc)}") from None
     factory = module
     for part in attr.split("."):
         try:
             factory = getattr(factory, part)
-        except AttributeError:
-            raise CacheSpecError(f"module {module_name!r} has no attribute {attr!r}") from None
+        except CallTimedOut:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a module __getattr__ may raise anything
+            if isinstance(exc, AttributeError):
+                raise CacheSpecError(f"module {module_name!r} has no attribute {attr!r}") from None
+            raise CacheSpecError(f"looking up {attr!r} in {module_name!r} failed: {_one_line(exc)}") from None
     if not callable(factory):
         raise CacheSpecError(f"{spec!r} is not callable: need a cache class or factory")
     try:
         probe = factory(max_size=2)
-    except Exception as exc:  # noqa: BLE001 - any failure here means "not a usable cache"
-        raise CacheSpecError(f"{spec!r}(max_size=2) failed: {type(exc).__name__}: {exc}") from None
+    except CallTimedOut:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - any failure here means "not a usable cache"
+        raise CacheSpecError(f"{spec!r}(max_size=2) failed: {_one_line(exc)}") from None
     missing = [m for m in CACHE_METHODS if not callable(getattr(probe, m, None))]
     if missing:
         raise CacheSpecError(f"{spec!r} does not make a cache: missing {', '.join(missing)}")
     return factory
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def describe_spec(spec: str, factory) -> dict:
+    """What was tested, for the record: the spec, the file its factory comes from,
+    that file's sha256, and the version of the installed package it belongs to."""
+    import hashlib
+    import inspect
+    from importlib import metadata
+
+    described = {"spec": spec, "file": None, "sha256": None, "package_version": None}
+    try:
+        path = inspect.getsourcefile(factory)
+    except TypeError:
+        path = None
+    if path:
+        described["file"] = path
+        with open(path, "rb") as f:
+            described["sha256"] = hashlib.sha256(f.read()).hexdigest()
+    top = (getattr(factory, "__module__", None) or "").split(".")[0]
+    for dist in metadata.packages_distributions().get(top, []):
+        described["package_version"] = f"{dist} {metadata.version(dist)}"
+        break
+    return described
 
 
 def declared_level(factory) -> Level | None:

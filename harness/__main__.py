@@ -6,26 +6,34 @@ import sys
 from pathlib import Path
 
 from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
-from harness.audit import DEFAULT_BUDGET, audit
+from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
+from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
+from repro.scenarios import CONTRACTS
 from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, level_argument, models_to_run,
                          prepare_run, seconds_argument, seed_argument)
 from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from harness.scan import add_arguments as add_scan_arguments
 
 
+def _program_name() -> str:
+    """How the user called us: the console command, or ``python -m harness``."""
+    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return "address-reuse" if called == "address-reuse" else "python -m harness"
+
+
 def build_parser() -> OneLineParser:
     parser = OneLineParser(
-        prog="python -m harness",
+        prog=_program_name(),
         description="Prove whether a tensor-keyed cache can hand one request another's values.")
     sub = parser.add_subparsers(dest="command", required=True)
     specs = f"a registered design ({', '.join(DESIGNS)}) or package.module:attr"
 
     a = sub.add_parser("audit", help="run the scenario catalogue against one cache",
-                       description="Run every scenario of the catalogue against SPEC, then search for "
-                                   "cases the catalogue does not list (sizes, dtypes, layouts, grad modes, "
-                                   "every way a live source changes), print the outcomes and the guarantee "
-                                   "level reached. Exit 0 when the level meets --require, 1 when it does "
-                                   "not, 2 for bad usage.")
+                       description="Run every scenario of the catalogue against SPEC as a serving "
+                                   "pipeline runs it, then search for cases the catalogue does not list "
+                                   "(sizes, dtypes, layouts, grad modes, every way a live source changes); "
+                                   "print the safety level reached and the contract kept. Exit 0 when the "
+                                   "level meets --require and the contract holds, 1 when not, 2 for bad usage.")
     a.add_argument("spec", help=specs)
     a.add_argument("--require", type=level_argument, default=Level.L1,
                    help="the level the cache must reach for exit 0: L0-L3 (default: L1, the seed fix)")
@@ -33,6 +41,13 @@ def build_parser() -> OneLineParser:
                    help=f"seconds of generative search after the catalogue (default {DEFAULT_BUDGET:g}; 0 skips it)")
     a.add_argument("--seed", type=seed_argument, default=0,
                    help="seed of the search: the same seed searches the same cases (default 0)")
+    a.add_argument("--contract", choices=CONTRACTS, default="lru",
+                   help="hygiene the cache promises beside safety: lru (LRU order, bound, dead entries dropped, "
+                        "memory held; the seed's), bounded (all but LRU order) or none (default: lru)")
+    a.add_argument("--grad-mode", choices=list(GRAD_MODES), default="no_grad",
+                   help="grad mode around every call into the cache, as its pipeline runs it (default: no_grad)")
+    a.add_argument("--call-timeout", type=seconds_argument, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"longest a single call into the cache may take (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
 
     c = sub.add_parser("compare", help="before/after report for two caches; a CI gate",
                        description="Serve the pipeline scenarios up to the required level with BEFORE "
@@ -94,10 +109,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.command == "audit":
         try:
-            factory = resolve(args.spec)
+            factory = resolve(args.spec, timeout=args.call_timeout)
         except CacheSpecError as exc:
             parser.error(str(exc))
-        return audit(args.spec, factory, args.require, budget=args.budget, seed=args.seed)
+        options = AuditOptions(require=args.require, contract=args.contract, grad_mode=args.grad_mode,
+                               budget=args.budget, seed=args.seed, timeout=args.call_timeout)
+        return audit(args.spec, factory, options)
     if args.command == "compare":
         return compare(parser, args)
     if args.command == "selfcheck":

@@ -1,32 +1,131 @@
 """``python -m harness audit SPEC``: the scenario catalogue, then a generative
-search, against any cache."""
+search, against any cache, as its pipeline runs it.
+
+The level is a *safety* statement (no value from other data, no source kept
+alive); the contract (LRU order, the bound, dropping dead entries, memory held)
+is hygiene, judged beside it and only as far as ``--contract`` asks.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from dataclasses import dataclass, field
 
-from cache_impl import Level, declared_level, level_below
+import torch
+
+from cache_impl import Level, declared_level, describe_spec, level_below
 from harness.search import search
-from repro.scenarios import CATALOGUE, INCONCLUSIVE, fails_level, reached_level, run_scenario
+from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
+from repro.scenarios import (BROKEN, CATALOGUE, CONTRACTS, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
+                             applies, fails_contract, fails_level, project, reached_level, run_scenario)
 
 DEFAULT_BUDGET = 30.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
+CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
+PROBED_DTYPES = ("float32", "bfloat16", "float16", "float64", "complex64", "int64", "int32", "int16")
+WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)
+
+
+@dataclass
+class AuditOptions:
+    require: Level = Level.L1
+    contract: str = "lru"
+    grad_mode: str = "no_grad"
+    budget: float = DEFAULT_BUDGET
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT
+    dtypes: tuple = CATALOGUE_DTYPES
+
+
+@dataclass
+class AuditResult:
+    level: Level | None
+    contract_kept: bool
+    rows: list = field(default_factory=list)  # (scenario, combined trial)
+    unsupported: dict = field(default_factory=dict)  # dtype name -> why
+    search_failures: list = field(default_factory=list)
 
 
 def level_name(level: Level | None) -> str:
     return str(level) if level is not None else "none (L0 failed)"
 
 
-def catalogue_failure(factory, level: Level, tries: int = 3):
-    """The first catalogue scenario at or below ``level`` that the cache fails, as
+@contextlib.contextmanager
+def default_dtype(name: str):
+    """Sources made by the scenarios are of this dtype while the body runs."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, name))
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
+def unsupported_dtypes(factory, options: AuditOptions) -> dict[str, str]:
+    """The dtypes the cache refuses for a plain source (it raises), with why. A
+    cache may support only some (TensorAsKey asserts float32): it is judged on the
+    ones it supports, and the rest are named. A cache that fails on every
+    catalogue dtype, or exits or hangs, supports nothing less: it is judged on all."""
+    refused = {}
+    for name in PROBED_DTYPES:
+        dtype = getattr(torch, name)
+        source = (torch.randn(SHAPE).to(dtype) if dtype.is_floating_point or dtype.is_complex
+                  else torch.randint(0, 100, SHAPE, dtype=dtype))
+        try:
+            cache = guarded(factory, timeout=options.timeout, grad_mode=options.grad_mode)(max_size=2)
+            cache.put(source, project(source))
+            cache.get(source)
+        except CacheCallFailed as exc:
+            if not exc.raised:
+                return {}
+            refused[name] = str(exc)
+    if all(name in refused for name in options.dtypes):
+        return {}
+    return refused
+
+
+def run_catalogue(factory, options: AuditOptions, unsupported: dict) -> list[tuple]:
+    """Every scenario in every supported catalogue dtype, one combined trial each:
+    the worst outcome, naming the dtypes it happened in."""
+    return [(s, run_in_every_dtype(s, factory, options, unsupported)) for s in CATALOGUE]
+
+
+def run_in_every_dtype(s, factory, options: AuditOptions, unsupported: dict) -> Trial:
+    """One scenario in each supported catalogue dtype, combined into one trial."""
+    skip = frozenset(getattr(torch, name) for name in unsupported)
+    trials = {}
+    for name in options.dtypes:
+        if name not in unsupported:
+            with default_dtype(name):
+                trials[name] = run_scenario(s, factory, options.grad_mode, options.timeout, skip)
+    return combine(trials)
+
+
+def combine(trials: dict) -> Trial:
+    """One trial from one per dtype: the worst status; when not every dtype shares
+    it, the detail says which did."""
+    if not trials:
+        return Trial(INCONCLUSIVE, "not tested: no supported dtype")
+    worst = min(trials.values(), key=lambda t: WORST_FIRST.index(t.status))
+    where = [name for name, t in trials.items() if t.status == worst.status]
+    failed = worst.status in (FALSE_HIT, BROKEN, WRONG_MISS)
+    detail = f"[{', '.join(where)}] {worst.detail}" if failed and len(where) < len(trials) else worst.detail
+    return Trial(worst.status, detail.strip(), address_reused=worst.address_reused, evidence=worst.evidence,
+                 hits=sum(t.hits for t in trials.values()), misses=sum(t.misses for t in trials.values()))
+
+
+def catalogue_failure(factory, level: Level, contract: str = "lru", tries: int = 3):
+    """The first scenario the cache fails (in float32, no_grad): a safety scenario
+    at or below ``level``, or a hygiene check ``contract`` asks for; as
     ``(scenario, trial)``, or None. A pass with some trials inconclusive (the
     allocator or CPython reused nothing) proves less, so the catalogue is run
     again, up to ``tries`` times."""
     for _ in range(tries):
         inconclusive = False
         for s in CATALOGUE:
-            if s.level <= level:
+            if (s.contract is None and s.level <= level) or applies(s, contract):
                 trial = run_scenario(s, factory)
-                if fails_level(s, trial):
+                if fails_level(s, trial) or fails_contract(s, trial, contract):
                     return s, trial
                 inconclusive |= trial.status == INCONCLUSIVE
         if not inconclusive:
@@ -46,43 +145,79 @@ def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT
     return None
 
 
-def audit(spec: str, factory, require: Level, out=print, budget: float = DEFAULT_BUDGET, seed: int = 0) -> int:
-    """Print the per-scenario table, the search's findings and the level reached;
-    return the exit code: 0 when the level meets ``require``, 1 otherwise."""
-    results = []
+def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResult:
+    """Catalogue, then search; print as it goes; return what was found."""
+    about = describe_spec(spec, factory)
     out(f"audit of {spec}" + (f" (declares {declared_level(factory)})" if declared_level(factory) else ""))
-    out(f"{'scenario':32} {'level':5} {'outcome':12} {'hits':>9}  detail")
-    for s in CATALOGUE:
-        trial = run_scenario(s, factory)
-        results.append((s, trial))
-        lookups = trial.hits + trial.misses
-        hits = f"{trial.hits}/{lookups}" if lookups else "-"
-        mark = " !" if fails_level(s, trial) else ""
-        out(f"{s.name:32} {str(s.level):5} {trial.status + mark:12} {hits:>9}  {trial.detail}")
-    level = reached_level(results)
-    inconclusive = [s.name for s, t in results if t.status == INCONCLUSIVE]
+    out(f"tested: {about['file'] or 'no source file'}" + (f", sha256 {about['sha256'][:16]}" if about["sha256"] else "")
+        + (f", {about['package_version']}" if about["package_version"] else ""))
+    out(f"run as a pipeline runs it: grad mode {options.grad_mode}, catalogue sources in "
+        f"{', '.join(options.dtypes)}, {options.timeout:g} s per call; contract: {options.contract}")
+    unsupported = unsupported_dtypes(factory, options)
+    for name, why in unsupported.items():
+        out(f"unsupported dtype {name}: {why} (judged on the others)")
+    rows = run_catalogue(factory, options, unsupported)
+    out(f"\n{'safety':35} {'level':5} {'outcome':12} {'hits':>9}  detail")
+    for s, trial in rows:
+        if s.contract is None:
+            out(_row(s, trial, fails_level(s, trial)))
+    out(f"\n{'hygiene (contract ' + options.contract + ')':35} {'asks':5} {'outcome':12} {'hits':>9}  detail")
+    for s, trial in rows:
+        if s.contract is not None:
+            asks = "yes" if applies(s, options.contract) else "no"
+            out(_row(s, trial, fails_contract(s, trial, options.contract), asks))
+    inconclusive = [s.name for s, t in rows if t.status == INCONCLUSIVE]
     if inconclusive:
         out(f"inconclusive (not counted as passes): {', '.join(inconclusive)}")
+    lookups = sum(t.hits + t.misses for _, t in rows)
+    if lookups and not sum(t.hits for _, t in rows):
+        out(f"hint: the cache never hit in {lookups} lookups; if it switches itself off in grad mode "
+            f"{options.grad_mode}, try --grad-mode with the mode its pipeline runs in")
+    level = reached_level(rows)
     out(f"catalogue: level {level_name(level)}")
-    level, found = search_below(spec, factory, level, budget, seed, out)
+    level, found = search_below(spec, factory, level, options, frozenset(unsupported), out)
+    broken = [s.name for s, t in rows if fails_contract(s, t, options.contract)]
     out(f"level reached: {level_name(level)}")
-    if level is not None and level >= require:
+    out(f"contract {options.contract}: " + ("kept" if not broken else f"broken ({', '.join(broken)})"))
+    return AuditResult(level, not broken, rows, unsupported, found)
+
+
+def _row(s, trial, failed: bool, asks: str | None = None) -> str:
+    lookups = trial.hits + trial.misses
+    hits = f"{trial.hits}/{lookups}" if lookups else "-"
+    column = asks if asks is not None else str(s.level)
+    return f"{s.name:35} {column:5} {trial.status + (' !' if failed else ''):12} {hits:>9}  {trial.detail}"
+
+
+def audit(spec: str, factory, options: AuditOptions, out=print) -> int:
+    """The audit as the command line runs it; the exit code: 0 when the level
+    meets ``--require`` and the contract is kept, 1 otherwise (saying which)."""
+    result = run_audit(spec, factory, options, out)
+    safe = result.level is not None and result.level >= options.require
+    if safe and result.contract_kept:
         return 0
-    blocking = [s.name for s, t in results if fails_level(s, t) and s.level <= require]
-    blocking += [f"search ({f.level}: {f.message})" for f in found if f.level <= require]
-    out(f"FAIL: {spec} does not reach {require}: failed {'; '.join(blocking)}")
+    reasons = []
+    if not safe:
+        failed = [s.name for s, t in result.rows if fails_level(s, t) and s.level <= options.require]
+        failed += [f"search ({f.level}: {f.message})" for f in result.search_failures if f.level <= options.require]
+        reasons.append(f"safety: does not reach {options.require} ({'; '.join(failed)})")
+    if not result.contract_kept:
+        broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract)]
+        reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(broken)})")
+    out(f"FAIL: {spec}: " + "; ".join(reasons))
     return 1
 
 
-def search_below(spec, factory, level, budget, seed, out):
+def search_below(spec, factory, level, options: AuditOptions, unsupported: frozenset, out):
     """Search at ``level``; on a failure, the level drops below the failure's and
     the search goes on there with the budget left. Returns (level, failures)."""
     found = []
-    deadline = time.monotonic() + budget
+    deadline = time.monotonic() + options.budget
     while level is not None and time.monotonic() < deadline:
         started = time.monotonic()
-        out(f"search: steps up to {level}, {deadline - started:.0f} s left, --seed {seed} ...")
-        failure = search(spec, factory, level, deadline - started, seed)
+        out(f"search: steps up to {level}, {deadline - started:.0f} s left, --seed {options.seed} ...")
+        failure = search(spec, factory, level, deadline - started, options.seed, timeout=options.timeout,
+                         unsupported=unsupported)
         if failure is None:
             out(f"search: no failure in {time.monotonic() - started:.1f} s")
             break
@@ -91,3 +226,7 @@ def search_below(spec, factory, level, budget, seed, out):
             f"reproduce with:\n\n{failure.snippet}")
         level = level_below([failure.level])
     return level, found
+
+
+__all__ = ["AuditOptions", "CONTRACTS", "audit", "catalogue_failure", "first_failure", "run_audit",
+           "run_in_every_dtype", "unsupported_dtypes"]

@@ -148,9 +148,9 @@ MUTANTS += [
     _search_only("expanded_keyed_as_contiguous", "the stride of expanded tensors (a 0 stride) in the key",
                  _key("shape, stride, dtype", "shape, (stride if 0 not in stride else "
                       "torch.empty(shape, device='meta').stride()), dtype")),
-    _search_only("no_grad_skips_version", "the version check on the fast path under no_grad",
+    _search_only("grad_on_skips_version", "the version check on the fast path with grad enabled",
                  _fast("(version is None or source._version == version)",
-                       f"(version is None or not {TORCH}.is_grad_enabled() or source._version == version)")),
+                       f"(version is None or {TORCH}.is_grad_enabled() or source._version == version)")),
     _search_only("large_sources_skip_liveness", "the liveness guard for sources of more than 4,096 elements",
                  ("hardened", "ref = _SourceRef(source, self._source_died)",
                   "ref = _SourceRef(source, self._source_died if source.numel() <= 4096 else None)"),

@@ -35,6 +35,7 @@ import torch.utils.dlpack
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import Level
+from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
 SIZES = (2, 1, 128, 3, 64, 8)  # max_size, one per round of examples, in turn
@@ -46,6 +47,7 @@ ARENA_BYTES = 2 * 77 * 768 * 8  # the largest shape in the widest dtype
 # A dtype of the same item size, to read one memory as another type.
 SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
            "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64"}
+ALL_DTYPES = DTYPES + ("int32", "int16")  # with the siblings some views read
 GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}
 
 # Views of a live (4, 8) source, as expressions over its name. ``any_layout``
@@ -144,10 +146,12 @@ def _imports(spec: str, factory) -> tuple[str, str]:
     return f"from cache_impl import DESIGNS\n\n{name} = DESIGNS[{spec!r}]", name
 
 
-def make_machine(spec: str, factory, level: Level, max_size: int, record: dict):
+def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, allowed: tuple = ALL_DTYPES,
+                 timeout: float | None = DEFAULT_TIMEOUT):
     """A state machine searching a ``factory(max_size=max_size)`` cache with the
-    steps of ``level`` and below. The steps of the last failing run (hypothesis
-    replays the shrunk one last) land in ``record``."""
+    steps of ``level`` and below, on sources of the ``allowed`` dtypes only. The
+    steps of the last failing run (hypothesis replays the shrunk one last) land
+    in ``record``."""
 
     class CacheSearch(RuleBasedStateMachine):
         def __init__(self):
@@ -167,7 +171,8 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict):
             self.namespace = {"__name__": "audit_search", "torch": torch, "dlpack": torch.utils.dlpack,
                               "StorageWeakRef": StorageWeakRef}
             head = name.split(".")[0]
-            self.namespace[head] = factory if head == name else _Namespace(name, factory)
+            made = guarded(factory, timeout=timeout, grad_mode=None)  # the steps set their own grad mode
+            self.namespace[head] = made if head == name else _Namespace(name, made)
             exec(setup, self.namespace)
 
         # -- running text ---------------------------------------------------
@@ -207,6 +212,7 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict):
         @precondition(lambda self: level < Level.L3 or self.in_request)
         @rule(count=st.sampled_from((1, 3, 8, 40, 130)), dtype=st.sampled_from(DTYPES))
         def more_entries(self, count, dtype):
+            dtype = _pick(dtype, allowed)
             first = self.made + 1
             self.made += count
             self.run(Level.L0, f"for n in range({first}, {self.made + 1}):\n"
@@ -214,12 +220,12 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict):
                                f"    check(fillers[-1], f'filler {{n}}')")
 
     for slot in range(SLOTS):
-        _add_slot_rules(CacheSearch, slot, level)
+        _add_slot_rules(CacheSearch, slot, level, allowed)
     CacheSearch.__name__ = f"AuditSearch_{level}_size{max_size}"
     return CacheSearch
 
 
-def _add_slot_rules(machine, slot: int, level: Level) -> None:
+def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
     """Steps on one slot's source (``s0``, ``s1``): lookups through its views, and
     every way it can change. Each has a precondition, so no step is a no-op."""
     name = f"s{slot}"
@@ -239,8 +245,10 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
         return live(self) and not source(self).is_inference()
 
     def reinterpretable(self):
-        """torch views a tensor as another dtype only without a conj bit and grad."""
-        return not (source(self).is_conj() or source(self).requires_grad)
+        """torch views a tensor as another dtype only without a conj bit and grad;
+        and the other dtype must be one the cache takes."""
+        return (not (source(self).is_conj() or source(self).requires_grad)
+                and SIBLING.get(dtype_of(self)) in allowed)
 
     def view_name(kind):
         return f"v{slot}_{kind}"
@@ -262,7 +270,7 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
         them), requiring grad or not."""
         mode = GRAD_MODES[grad]
         if not live(self):
-            dtype = dtype or self.last_made[slot][0]
+            dtype = _pick(dtype or self.last_made[slot][0], allowed)
             shape = shape or self.last_made[slot][1]
             self.last_made[slot] = (dtype, shape)
             self.live[slot] = _slot_state(two_d=shape == "4x8")
@@ -272,7 +280,8 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
             self.run(Level.L0, f"with {mode}:\n    {make}" if mode else make)
         state, dtype = self.live[slot], dtype_of(self)
         template, any_layout = VIEWS[view]
-        if ((view in COMPLEX_ONLY and dtype != "complex64") or (not state["two_d"] and not any_layout)
+        if ((view in COMPLEX_ONLY and (dtype != "complex64" or "float32" not in allowed))
+                or (not state["two_d"] and not any_layout)
                 or (view == "sibling_dtype" and not reinterpretable(self))):
             view = "itself"
             template = VIEWS[view][0]
@@ -363,6 +372,11 @@ def _add_slot_rules(machine, slot: int, level: Level) -> None:
         setattr(machine, f"{rule_name}_{slot}", fn)
 
 
+def _pick(dtype: str, allowed: tuple) -> str:
+    """The drawn dtype, or the first the cache takes."""
+    return dtype if dtype in allowed else allowed[0]
+
+
 class _Namespace:
     """Stands for ``Outer`` in a spec ``module:Outer.make``, so the snippet's dotted name resolves."""
 
@@ -382,26 +396,33 @@ def _slot_state(two_d: bool) -> dict:
 
 
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
+           timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
            examples_per_round: int = 50, steps: int = 25) -> SearchFailure | None:
     """Search ``factory`` with the steps of ``level`` and below for ``budget``
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
-    ``rounds`` caps the rounds too, for a search that must not depend on speed."""
+    ``rounds`` caps the rounds too, for a search that must not depend on speed.
+    Sources of ``unsupported`` torch dtypes are never made; each call into the
+    cache has ``timeout`` seconds."""
+    allowed = tuple(name for name in ALL_DTYPES if getattr(torch, name) not in unsupported)
+    if not allowed:
+        return None
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
     try:
-        return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps)
+        return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
+                              timeout)
     finally:
         torch.set_num_threads(threads)
 
 
-def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps):
+def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout):
     deadline = time.monotonic() + budget
     round_seed = seed
     while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
         record: dict = {}
         max_size = SIZES[round_seed % len(SIZES)]
-        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record))
+        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record, allowed, timeout))
         config = settings(max_examples=examples_per_round, stateful_step_count=steps, deadline=None,
                           database=None, suppress_health_check=list(HealthCheck),
                           phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False)

@@ -11,14 +11,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
-import weakref
 
 import torch
 
-from cache_impl import DESIGNS, Level, request_begins, request_ends
+from cache_impl import DESIGNS, Level
 from harness.audit import first_failure
 from harness.mutants import MUTANTS, WEAKREF_WITHOUT_LOCK, build
-from repro.scenarios import SHAPE, project
+from repro.scenarios import SHAPE, project, values_held
 
 
 def kill_table(out=print) -> tuple[int, int]:
@@ -96,33 +95,8 @@ def race_seen(factory, rounds: int = 5) -> list[str]:
 
 
 def memory_after(factory, requests: int = 1000, max_size: int = 2) -> dict:
-    """Serve ``requests`` requests (two sources each, freed after the request) and
-    count, by weak references, the values and sources the cache keeps alive."""
-    cache = factory(max_size=max_size)
-    value_refs: list = []
-    peak_values = peak_bytes = kept_sources = 0
-    for _ in range(requests):
-        request_begins(cache)
-        sources = [torch.randn(SHAPE) for _ in range(2)]
-        for _ in range(3):
-            for src in sources:
-                if cache.get(src) is None:
-                    value = project(src)
-                    cache.put(src, value)
-                    value_refs.append(weakref.ref(value))
-                    del value
-        request_ends(cache)
-        source_refs = [weakref.ref(s) for s in sources]
-        del sources, src
-        kept_sources += sum(r() is not None for r in source_refs)
-        value_refs = [r for r in value_refs if r() is not None]
-        peak_values = max(peak_values, len(value_refs))
-        peak_bytes = max(peak_bytes, sum(r().nbytes for r in value_refs if r() is not None))
-    fresh = torch.randn(SHAPE)
-    cache.put(fresh, project(fresh))  # the next insert: dead sources' values should go now
-    stale_after_insert = sum(r() is not None for r in value_refs)
-    return {"peak_values": peak_values, "peak_bytes": peak_bytes, "kept_sources": kept_sources,
-            "stale_values_after_next_insert": stale_after_insert, "len": len(cache)}
+    """What a design holds after ``requests`` requests (see ``values_held``)."""
+    return values_held(factory, requests, max_size)
 
 
 def main() -> int:

@@ -17,7 +17,7 @@ class AddressArena:
     the bug.
     """
 
-    def __init__(self, shape, dtype=torch.float32, device="cpu"):
+    def __init__(self, shape, dtype=None, device="cpu"):  # dtype None: torch's default
         self._buffer = torch.empty(shape, dtype=dtype, device=device)
         self.address = self._buffer.data_ptr()
 

@@ -6,11 +6,17 @@ levels L0-L3). A cache *reaches* level L when it passes every scenario at
 L and below. One catalogue serves the pytest suite, ``python -m harness audit``
 and the pipeline-level runs.
 
+Two kinds of scenario. *Safety* scenarios decide the level: no lookup may return a
+value computed from other data, and no source may be kept alive. *Hygiene*
+scenarios check a contract beside it (LRU order, the bound, dropping dead
+entries, memory held); each names the weakest contract that asks for it, and
+fails the audit only under a contract that does (``CONTRACTS``).
+
 Outcomes:
   pass          every lookup returned the source's own value, or missed
   false hit     a lookup returned a value computed from other content
   wrong miss    a lookup that should hit missed (in an advisory scenario: lost reuse, not a failure)
-  broken        a contract check failed (LRU, bound, overwrite, clear, eviction)
+  broken        the cache raised, hung or exited, or a hygiene check failed
   inconclusive  the allocator did not reuse an address: nothing was tested
 """
 
@@ -26,11 +32,13 @@ import torch
 
 from cache_impl import Level, level_below, request_begins, request_ends
 from repro.allocator import AddressArena
+from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, NotTested, guarded
 
 PASS, FALSE_HIT, WRONG_MISS, BROKEN, INCONCLUSIVE = (
     "pass", "false hit", "wrong miss", "broken", "inconclusive")
 
 SHAPE = (2, 16, 32)  # a small stand-in for (batch, text tokens, text dim)
+CONTRACTS = ("none", "bounded", "lru")  # each asks for the hygiene checks of those before it, and more
 
 
 def project(source: torch.Tensor) -> torch.Tensor:
@@ -55,14 +63,15 @@ class Scenario:
     summary: str
     run: Callable[[Callable], Trial]
     advisory: bool = False  # a wrong miss here costs reuse, not correctness
+    contract: str | None = None  # a hygiene check: the weakest contract that asks for it; None: safety
 
 
 CATALOGUE: list[Scenario] = []
 
 
-def scenario(name: str, level: int, summary: str, advisory: bool = False):
+def scenario(name: str, level: int, summary: str, advisory: bool = False, contract: str | None = None):
     def register(fn):
-        registered = Scenario(name, Level(level), summary, fn, advisory)
+        registered = Scenario(name, Level(level), summary, fn, advisory, contract)
         CATALOGUE.append(registered)
         return registered  # the scenario itself: one identity for the catalogue and the pipeline
     return register
@@ -119,12 +128,18 @@ class Probe:
         return Trial(status, detail, hits=self.hits, misses=self.misses, **extra)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun if n == 1 else noun[:-1] + 'ies' if noun.endswith('y') else noun + 's'}"
+
+
 def _first(labels: list[str], n: int = 3) -> str:
     more = f" (+{len(labels) - n} more)" if len(labels) > n else ""
     return ", ".join(labels[:n]) + more
 
 
-def _content(seed: int, shape=SHAPE, dtype=torch.float32) -> torch.Tensor:
+def _content(seed: int, shape=SHAPE, dtype=None) -> torch.Tensor:
+    """Seeded content in ``dtype`` (default: torch's default dtype, which the audit
+    sets to each dtype it tries)."""
     g = torch.Generator().manual_seed(seed)
     return torch.randn(shape, generator=g, dtype=dtype)
 
@@ -289,10 +304,9 @@ def _dataless(make_cache):
             elif got is tag_a or (isinstance(got, torch.Tensor) and torch.equal(got, tag_a)):
                 false_hits.append(kind)
             request_ends(cache)
-        except TypeError:
-            continue  # refused, clearly: no key is better than a shared one
-        except Exception as exc:  # noqa: BLE001 - a refusal should be a TypeError, not a crash inside
-            unclear.append(f"{kind}: {type(exc).__name__}")
+        except CacheCallFailed as exc:
+            if not exc.refused:  # a refusal should be a clear TypeError, not a crash from inside
+                unclear.append(f"{kind}: {exc}")
     if false_hits:
         return Trial(FALSE_HIT, "one tensor's value returned for another of the same kind: " + _first(false_hits))
     if unclear:
@@ -393,40 +407,39 @@ def _freed_id(make_cache, attempts: int = 20):
 
 
 @scenario("source_dies_during_eviction", 1,
-          "a source whose last reference was a cached value dies inside put(); its address and id reused; "
-          "the lookup that meets its entry removes it")
+          "a source whose last reference was a cached value dies inside put(); the next request's tensor gets "
+          "its address and its id")
 def _dies_during_eviction(make_cache, attempts: int = 20):
     cache = make_cache(max_size=2)
     arena = AddressArena(SHAPE)
-    padding, found, left, same_id = [], [], [], 0
-    for attempt in range(attempts):
+    padding, found, same_id = [], [], 0
+    for attempt in range(attempts):  # CPython usually hands the freed object's memory to the next one
         padding.extend(torch.empty(0) for _ in range(attempt))
         a = arena.fresh(_content(400 + attempt))
         holder, third = _content(500 + attempt), _content(600 + attempt)
+        request_begins(cache)
         cache.put(holder, a[:])  # this value, a view, is what keeps `a` alive below
         cache.put(a, project(a))
-        old_id, value_b, third_value = id(a), None, project(third)
+        request_ends(cache)
+        old_id, third_value = id(a), project(third)
         make_b = arena.prepare(_content(700 + attempt))
         del a
+        request_begins(cache)
         cache.put(third, third_value)  # evicts holder's entry: `a` dies inside the cache's own call
         b = make_b()
         same_id += id(b) == old_id
         value_b = cache.get(b)
+        request_ends(cache)
         if value_b is not None and not torch.equal(value_b, project(b)):
             found.append(f"attempt {attempt}" + (" (same id)" if id(b) == old_id else ""))
-        elif len(cache) != 1:  # only `third` is alive and cached now
-            left.append(f"attempt {attempt}: {len(cache)} entries, 1 live")
         del b, holder, third
         cache.clear()
-        if same_id or found or left:
+        if same_id or found:
             break
     evidence = {**_forced_evidence(arena, "a source evicted inside put()", "the next request"),
                 "same_id_attempts": f"{same_id}/{attempt + 1}"}
     if found:
         return Trial(FALSE_HIT, "the dead source's value was returned at: " + _first(found),
-                     address_reused=True, evidence=evidence)
-    if left:
-        return Trial(BROKEN, "a lookup met the dead entry and left it in place: " + _first(left),
                      address_reused=True, evidence=evidence)
     if not same_id:
         return Trial(INCONCLUSIVE, f"CPython reused no freed tensor's id in {attempts} attempts",
@@ -563,7 +576,7 @@ def _dtype_round_trip(make_cache, attempts: int = 20):
     probe = Probe(make_cache(max_size=2))
     reused = 0
     for attempt in range(attempts):
-        layer = torch.nn.Linear(64, 64)
+        layer = torch.nn.Linear(64, 64, dtype=torch.float32)  # float32 weights: half() rounds them
         weight = layer.weight
         with torch.no_grad():
             probe.begin()
@@ -689,7 +702,7 @@ def _hit(cache, src, value) -> bool:
     return got is not None and torch.equal(got, value)
 
 
-@scenario("lru_recency", 0, "max_size=2: a lookup refreshes an entry; the least recently used goes")
+@scenario("lru_recency", 0, "max_size=2: a lookup refreshes an entry; the least recently used goes", contract="lru")
 def _lru(make_cache):
     cache = make_cache(max_size=2)
     a, b, c = _content(30), _content(31), _content(32)
@@ -703,7 +716,7 @@ def _lru(make_cache):
                       (_hit(cache, c, project(c)), "newest entry (c) missing")])
 
 
-@scenario("size_bound", 0, "never more than max_size entries; the newest are kept")
+@scenario("size_bound", 0, "never more than max_size entries; the newest are kept", contract="bounded")
 def _bound(make_cache):
     cache = make_cache(max_size=3)
     sources = [_content(50 + i) for i in range(10)]
@@ -715,7 +728,7 @@ def _bound(make_cache):
                       (all(_hit(cache, s, project(s)) for s in sources[-3:]), "one of the 3 newest entries missing")])
 
 
-@scenario("overwrite", 0, "put twice for one source: the second value wins, one entry")
+@scenario("overwrite", 0, "put twice for one source: the second value wins, one entry", contract="bounded")
 def _overwrite(make_cache):
     cache = make_cache(max_size=2)
     src = _content(60)
@@ -724,17 +737,17 @@ def _overwrite(make_cache):
     cache.put(src, second)
     got = cache.get(src)
     return _contract([(got is not None and torch.equal(got, second), "first value returned after overwrite"),
-                      (len(cache) == 1, f"{len(cache)} entries after overwriting one")])
+                      (len(cache) == 1, f"{_count(len(cache), 'entry')} held after putting one source twice")])
 
 
-@scenario("clear", 0, "clear() empties the cache")
+@scenario("clear", 0, "clear() empties the cache", contract="bounded")
 def _clear(make_cache):
     cache = make_cache(max_size=2)
     a, b = _content(61), _content(62)
     cache.put(a, project(a))
     cache.put(b, project(b))
     cache.clear()
-    return _contract([(len(cache) == 0, f"{len(cache)} entries after clear()"),
+    return _contract([(len(cache) == 0, f"{_count(len(cache), 'entry')} held after clear()"),
                       (cache.get(a) is None and cache.get(b) is None, "hit after clear()")])
 
 
@@ -750,20 +763,68 @@ def _no_keepalive(make_cache):
     return _contract([(alive() is None, "source still alive after its last reference was dropped")])
 
 
-@scenario("lazy_stale_eviction", 1, "a lookup that meets a dead source's entry removes it")
+@scenario("memory_held", 1, "after 200 requests whose sources are freed, at most max_size values are held",
+          contract="bounded")
+def _memory_held(make_cache):
+    held = values_held(make_cache, requests=200, max_size=2)
+    return _contract([(held["peak_values"] <= 2, f"held {held['peak_values']} values at once, max_size 2"),
+                      (held["kept_sources"] == 0, f"kept {held['kept_sources']} freed sources alive")])
+
+
+def values_held(make_cache, requests: int, max_size: int) -> dict:
+    """Serve ``requests`` requests (two sources each, freed after the request) and
+    count, by weak references, the values and sources the cache keeps alive."""
+    cache = make_cache(max_size=max_size)
+    value_refs: list = []
+    peak_values = peak_bytes = kept_sources = 0
+    for _ in range(requests):
+        request_begins(cache)
+        sources = [torch.randn(SHAPE) for _ in range(2)]
+        for _ in range(3):
+            for src in sources:
+                if cache.get(src) is None:
+                    value = project(src)
+                    cache.put(src, value)
+                    value_refs.append(weakref.ref(value))
+                    del value
+        request_ends(cache)
+        source_refs = [weakref.ref(s) for s in sources]
+        del sources, src
+        kept_sources += sum(r() is not None for r in source_refs)
+        value_refs = [r for r in value_refs if r() is not None]
+        peak_values = max(peak_values, len(value_refs))
+        peak_bytes = max(peak_bytes, sum(r().nbytes for r in value_refs if r() is not None))
+    fresh = torch.randn(SHAPE)
+    cache.put(fresh, project(fresh))  # the next insert: dead sources' values should go now
+    return {"peak_values": peak_values, "peak_bytes": peak_bytes, "kept_sources": kept_sources,
+            "stale_values_after_next_insert": sum(r() is not None for r in value_refs), "len": len(cache)}
+
+
+@scenario("lazy_stale_eviction", 1, "a lookup that meets a dead source's entry removes it", contract="bounded")
 def _lazy(make_cache):
-    cache = make_cache(max_size=2)
-    arena = AddressArena(SHAPE)
-    a = arena.fresh(_content(64))
-    cache.put(a, project(a))
-    del a
-    b = arena.fresh(_content(65))
-    got = cache.get(b)
-    return _contract([(got is None, "the dead source's value was returned"),
-                      (len(cache) == 0, f"{len(cache)} entries left after the stale lookup")])
+    checks = []
+    for dies_inside_put in (False, True):
+        cache = make_cache(max_size=2)
+        arena = AddressArena(SHAPE)
+        a, holder, other = arena.fresh(_content(64)), _content(66), _content(67)
+        if dies_inside_put:  # the cache's own call drops the last reference: it dies with the lock held
+            cache.put(holder, a[:])
+        cache.put(a, project(a))
+        del a
+        if dies_inside_put:
+            cache.put(other, project(other))  # evicts holder's entry, and with it `a`
+        b = arena.fresh(_content(65))  # the next tensor at the dead source's address
+        got = cache.get(b)
+        held, live = len(cache), int(dies_inside_put)
+        how = "dying inside put()" if dies_inside_put else "freed"
+        checks += [(got is None, f"the dead source's value was returned ({how})"),
+                   (held == live, f"the dead entry ({how}) is still there after the lookup that met it "
+                                  f"({_count(held, 'entry')} held, {live} live)")]
+    return _contract(checks)
 
 
-@scenario("proactive_stale_eviction", 1, "an insert drops dead entries before evicting a live one")
+@scenario("proactive_stale_eviction", 1, "an insert drops dead entries before evicting a live one",
+          contract="bounded")
 def _proactive(make_cache):
     cache = make_cache(max_size=2)
     a, b, c = _content(66), _content(67), _content(68)
@@ -774,23 +835,44 @@ def _proactive(make_cache):
     cache.put(c, project(c))
     return _contract([(_hit(cache, b, project(b)), "live entry b was evicted while a dead entry stayed"),
                       (_hit(cache, c, project(c)), "new entry c missing"),
-                      (len(cache) == 2, f"{len(cache)} entries, expected 2 live ones")])
+                      (len(cache) == 2, f"{_count(len(cache), 'entry')} held, 2 live")])
 
 
 def fails_level(s: Scenario, trial: Trial) -> bool:
-    """Does this outcome keep a cache from reaching the scenario's level?"""
+    """Does this outcome keep a cache from reaching the scenario's level? Only
+    safety scenarios decide levels."""
+    if s.contract is not None:
+        return False
     return trial.status in (FALSE_HIT, BROKEN) or (trial.status == WRONG_MISS and not s.advisory)
 
 
+def applies(s: Scenario, contract: str) -> bool:
+    """Does the chosen contract ask for this hygiene check?"""
+    return s.contract is not None and CONTRACTS.index(contract) >= CONTRACTS.index(s.contract)
+
+
+def fails_contract(s: Scenario, trial: Trial, contract: str) -> bool:
+    """Does this outcome break the chosen contract?"""
+    return applies(s, contract) and trial.status in (FALSE_HIT, BROKEN, WRONG_MISS)
+
+
 def reached_level(results: list[tuple[Scenario, Trial]]) -> Level | None:
-    """Highest level L such that no scenario at L or below failed; None when even
-    L0 fails. Inconclusive trials neither pass nor fail a level."""
+    """Highest level L such that no safety scenario at L or below failed; None when
+    even L0 fails. Inconclusive trials neither pass nor fail a level."""
     return level_below([s.level for s, t in results if fails_level(s, t)])
 
 
-def run_scenario(s: Scenario, make_cache) -> Trial:
-    """Run one scenario against a cache factory, turning a crash into a broken trial."""
+def run_scenario(s: Scenario, make_cache, grad_mode: str | None = "no_grad",
+                 timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset()) -> Trial:
+    """Run one scenario against a cache factory. Every call into the cache goes
+    through the guard (in ``grad_mode``, within ``timeout`` seconds), so whatever
+    the cache does becomes a broken trial, never an escape. A scenario that needs
+    a dtype in ``unsupported`` is inconclusive: it tested nothing."""
     try:
-        return s.run(make_cache)
-    except Exception as exc:  # noqa: BLE001 - a cache that raises breaks its contract
-        return Trial(BROKEN, f"raised {type(exc).__name__}: {exc}")
+        return s.run(guarded(make_cache, timeout=timeout, grad_mode=grad_mode, unsupported=unsupported))
+    except NotTested as exc:
+        return Trial(INCONCLUSIVE, f"not tested: {exc}")
+    except CacheCallFailed as exc:
+        return Trial(BROKEN, str(exc))
+    except Exception as exc:  # noqa: BLE001 - e.g. a value of the wrong kind met by the check
+        return Trial(BROKEN, f"the scenario failed around the cache: {type(exc).__name__}: {exc}")

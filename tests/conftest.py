@@ -1,22 +1,17 @@
-"""Shared test set-up: the ``--cache-impl`` option runs the conformance catalogue
-against an outside cache instead of the registered designs."""
+"""Shared test set-up: the registered designs and the catalogue as parameters, and
+the pipeline sweep. Auditing an outside cache from pytest (``--cache-impl``) is the
+installed plugin's (``harness.pytest_plugin``), usable from any test suite."""
 
 from __future__ import annotations
 
 import os
 
-import pytest
-
-from cache_impl import DESIGNS, LEVELS, Level
+from cache_impl import DESIGNS
 from repro.scenarios import CATALOGUE
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("address-reuse harness")
-    group.addoption("--cache-impl", metavar="SPEC", default=None,
-                    help="run the conformance catalogue against this cache (name or package.module:attr)")
-    group.addoption("--cache-level", type=Level.parse, choices=LEVELS, default=Level.L1,
-                    help="with --cache-impl: the level it must reach (default L1)")
     group.addoption("--sweep-seeds", type=int, default=0, metavar="N",
                     help="run the pipeline sweep: every scenario x design x N seeds, one test each "
                          "(spread over workers with -n)")
@@ -42,8 +37,7 @@ def pytest_configure(config):
 
 def pytest_generate_tests(metafunc):
     if "design" in metafunc.fixturenames:
-        outside = metafunc.config.getoption("--cache-impl")
-        metafunc.parametrize("design", [outside] if outside else list(DESIGNS))
+        metafunc.parametrize("design", list(DESIGNS))
     if "sweep_case" in metafunc.fixturenames:
         from cache_impl import DESIGNS as designs
         from repro.serving import STRATEGIES
@@ -53,10 +47,3 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("sweep_case", cases, ids=[f"{m}-{s}-{d}-seed{seed}" for m, s, d, seed in cases])
     if "scenario" in metafunc.fixturenames:
         metafunc.parametrize("scenario", CATALOGUE, ids=[s.name for s in CATALOGUE])
-
-
-@pytest.fixture
-def outside_cache(request):
-    """(spec, required level) when --cache-impl was given, else None."""
-    spec = request.config.getoption("--cache-impl")
-    return (spec, request.config.getoption("--cache-level")) if spec else None

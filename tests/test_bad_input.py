@@ -106,3 +106,92 @@ def test_a_model_factory_that_builds_nothing_is_one_line(capsys, tmp_path):
     from repro.__main__ import main
     code, out, err = _run(capsys, main, ["--model", "collections:OrderedDict", "--out", str(tmp_path / "run")])
     assert code == 2 and err.count("\n") == 1 and "not a VideoModel" in err and "Traceback" not in err, err
+
+
+# --- user code inside the audit: whatever it does, one line, and never a pass ---
+
+USER_MODULES = {
+    "syntax_error": "def broken(:\n",
+    "raises_on_import": "raise RuntimeError('boom at import')\n",
+    "getattr_raises": "def __getattr__(name):\n    raise ValueError('no ' + name)\n",
+    "misbehaving": '''
+import sys
+import time
+
+
+class _Dict:
+    def __init__(self, max_size=2):
+        self.entries = {}
+
+    def put(self, source, value):
+        self.entries[source.data_ptr()] = value
+
+    def clear(self):
+        self.entries.clear()
+
+    def __len__(self):
+        return len(self.entries)
+
+
+class ExitInInit(_Dict):
+    def __init__(self, max_size=2):
+        sys.exit(0)
+
+
+class InterruptInInit(_Dict):
+    def __init__(self, max_size=2):
+        raise KeyboardInterrupt
+
+
+class HangInInit(_Dict):
+    def __init__(self, max_size=2):
+        time.sleep(600)
+
+
+class ExitInGet(_Dict):
+    def get(self, source):
+        sys.exit(0)
+
+
+class InterruptInGet(_Dict):
+    def get(self, source):
+        raise KeyboardInterrupt
+
+
+class HangInGet(_Dict):
+    def get(self, source):
+        while True:
+            pass
+''',
+}
+AUDIT_SPECS = [  # (spec, exit code, what the one line, or the verdict, says)
+    ("syntax_error:Cache", 2, "SyntaxError"),
+    ("raises_on_import:Cache", 2, "RuntimeError: boom at import"),
+    ("getattr_raises:Cache", 2, "ValueError: no Cache"),
+    (".relative:Cache", 2, "relative module"),
+    ("misbehaving:ExitInInit", 2, "called sys.exit(0)"),
+    ("misbehaving:InterruptInInit", 2, "KeyboardInterrupt"),
+    ("misbehaving:HangInInit", 2, "did not finish within 0.2 s"),
+    ("misbehaving:ExitInGet", 1, "get() called sys.exit(0)"),
+    ("misbehaving:InterruptInGet", 1, "get() raised KeyboardInterrupt"),
+    ("misbehaving:HangInGet", 1, "get() did not return within 0.2 s"),
+]
+
+
+@pytest.mark.parametrize("spec, code, message", AUDIT_SPECS, ids=[s for s, _, _ in AUDIT_SPECS])
+def test_audit_user_code_cannot_crash_or_pass(tmp_path, spec, code, message):
+    import os
+    import subprocess
+    import sys
+
+    for name, text in USER_MODULES.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    done = subprocess.run([sys.executable, "-m", "harness", "audit", spec, "--require", "L0", "--budget", "0",
+                           "--call-timeout", "0.2"], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == code, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    if code == 2:
+        assert done.stdout == "" and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    else:
+        assert message in done.stdout and "level reached: none" in done.stdout

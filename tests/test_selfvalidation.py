@@ -7,7 +7,6 @@ import pytest
 from cache_impl import DESIGNS, Level
 from harness.audit import catalogue_failure
 from harness.mutants import MUTANTS, WEAKREF_WITHOUT_LOCK, build
-from harness.search import search
 from harness.selfcheck import memory_after, race_seen, stress_threads
 
 pytestmark = [pytest.mark.core_model, pytest.mark.cpu]

@@ -1,0 +1,121 @@
+"""The cache under audit, called through one door.
+
+Whatever the cache does inside a call (raise, call ``sys.exit``, raise
+``KeyboardInterrupt``, hang) becomes one :class:`CacheCallFailed` with a one-line
+reason, so nothing a cache does can end an audit early with a pass. Each call
+also runs in the grad mode a serving pipeline uses, since a cache may switch
+itself off under grad.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+
+import torch
+
+from cache_impl.registry import CallTimedOut, time_limit
+
+GRAD_MODES = {"no_grad": torch.no_grad, "inference": torch.inference_mode, "enabled": torch.enable_grad}
+DEFAULT_TIMEOUT = 10.0  # seconds for one call of the cache
+
+
+class CacheCallFailed(Exception):
+    """A call into the cache under audit raised, exited or hung. ``raised`` is
+    True when it raised an ordinary exception (not an exit, an interrupt or a
+    hang); ``refused`` when that was a TypeError, a cache's clear way to say it
+    cannot key a source."""
+
+    def __init__(self, message: str, raised: bool = False, refused: bool = False, hung: bool = False):
+        super().__init__(message)
+        self.raised, self.refused, self.hung = raised, refused, hung
+
+
+class NotTested(Exception):
+    """A source of a dtype the cache said it does not support: nothing to judge."""
+
+
+def call(what: str, fn, *args, timeout: float | None = DEFAULT_TIMEOUT, grad_mode: str | None = None):
+    """``fn(*args)`` as user code: any way out but a return becomes CacheCallFailed."""
+    mode = GRAD_MODES[grad_mode]() if grad_mode else contextlib.nullcontext()
+    try:
+        with time_limit(timeout), mode:
+            return fn(*args)
+    except CallTimedOut:
+        raise CacheCallFailed(f"{what} did not return within {timeout:g} s", hung=True) from None
+    except SystemExit as exc:
+        raise CacheCallFailed(f"{what} called sys.exit({exc.code!r})") from None
+    except BaseException as exc:  # noqa: BLE001 - the cache's failure, whatever it is
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        raise CacheCallFailed(f"{what} raised {type(exc).__name__}" + (f": {text}" if text else ""),
+                              raised=isinstance(exc, Exception), refused=isinstance(exc, TypeError)) from None
+
+
+# Factories one of whose calls hung: {"what": the first such call}. Weak keys: a
+# factory (a class, a function) that goes away takes its record with it.
+HUNG: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class GuardedCache:
+    """Wraps one cache instance; ``get``, ``put``, ``clear``, ``len()`` and the
+    optional request bounds go through :func:`call`. Sources of an ``unsupported``
+    dtype are not passed on: the scenario that made them tests nothing."""
+
+    def __init__(self, cache, timeout: float | None = DEFAULT_TIMEOUT, grad_mode: str | None = "no_grad",
+                 unsupported: frozenset = frozenset(), hung: dict | None = None):
+        self._cache, self._timeout, self._grad_mode, self._unsupported = cache, timeout, grad_mode, unsupported
+        self._hung = hung if hung is not None else {}
+
+    def _call(self, name: str, *args):
+        # Once a call hung, every later one would likely wait the whole timeout too.
+        if self._hung:
+            raise CacheCallFailed(f"{name}() not called: {self._hung['what']} earlier")
+        try:
+            return call(f"{name}()", getattr(self._cache, name), *args, timeout=self._timeout,
+                        grad_mode=self._grad_mode)
+        except CacheCallFailed as exc:
+            if exc.hung:
+                self._hung["what"] = str(exc)
+            raise
+
+    def _check_dtype(self, source) -> None:
+        if self._unsupported and getattr(source, "dtype", None) in self._unsupported:
+            raise NotTested(f"uses {source.dtype}, which the cache does not support")
+
+    def get(self, source):
+        self._check_dtype(source)
+        return self._call("get", source)
+
+    def put(self, source, value) -> None:
+        self._check_dtype(source)
+        self._call("put", source, value)
+
+    def clear(self) -> None:
+        self._call("clear")
+
+    def __len__(self) -> int:
+        return self._call("__len__")
+
+    def __getattr__(self, name):
+        """Optional methods (``begin_request``, ``end_request``): present only if the
+        cache has them, so ``hasattr`` still tells."""
+        if name.startswith("_") or not callable(getattr(self._cache, name, None)):
+            raise AttributeError(name)
+        return lambda *args: self._call(name, *args)
+
+
+def guarded(factory, timeout: float | None = DEFAULT_TIMEOUT, grad_mode: str | None = "no_grad",
+            unsupported: frozenset = frozenset()):
+    """A factory whose caches are made, and called, through the guard."""
+
+    name = getattr(factory, "__name__", "cache")
+    hung = HUNG.setdefault(factory, {})  # shared by every cache this factory makes
+
+    def make(**kwargs):
+        arguments = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        cache = call(f"{name}({arguments})", lambda: factory(**kwargs), timeout=timeout)
+        return GuardedCache(cache, timeout, grad_mode, unsupported, hung)
+
+    make.level = getattr(factory, "level", None)
+    make.__name__ = name
+    return make
