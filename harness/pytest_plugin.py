@@ -14,26 +14,24 @@ import pytest
 
 
 def pytest_addoption(parser):
-    from harness.audit import CATALOGUE_DTYPES, DEFAULT_BUDGET
-    from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
-    from repro.scenarios import CONTRACTS
-
+    # Loaded into every pytest run of an environment that has this project: add
+    # options only, import nothing heavy (torch) until a test asks for the audit.
     group = parser.getgroup("address-reuse audit")
     group.addoption("--cache-impl", metavar="SPEC", default=None,
                     help="audit this cache (a registered design or package.module:attr)")
     group.addoption("--cache-level", default="L1", metavar="LEVEL",
                     help="the level it must reach: L0-L3 (default L1)")
-    group.addoption("--cache-contract", choices=CONTRACTS, default="lru",
+    group.addoption("--cache-contract", choices=("none", "bounded", "lru"), default="lru",
                     help="the hygiene contract it promises (default lru)")
-    group.addoption("--cache-grad-mode", choices=list(GRAD_MODES), default="no_grad",
+    group.addoption("--cache-grad-mode", choices=("no_grad", "inference", "enabled"), default="no_grad",
                     help="grad mode around every call into the cache (default no_grad)")
-    group.addoption("--cache-budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
-                    help=f"seconds of generative search (default {DEFAULT_BUDGET:g}; 0 skips it)")
+    group.addoption("--cache-budget", type=float, default=None, metavar="SECONDS",
+                    help="seconds of generative search (default: the audit's; 0 skips it)")
     group.addoption("--cache-seed", type=int, default=0, help="seed of the search (default 0)")
-    group.addoption("--cache-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                    help=f"longest a single call into the cache may take (default {DEFAULT_TIMEOUT:g})")
-    group.addoption("--cache-dtypes", default=",".join(CATALOGUE_DTYPES),
-                    help="dtypes of the catalogue's sources, comma-separated")
+    group.addoption("--cache-timeout", type=float, default=None, metavar="SECONDS",
+                    help="longest a single call into the cache may take (default: the audit's)")
+    group.addoption("--cache-dtypes", default=None,
+                    help="dtypes of the catalogue's sources, comma-separated (default: the audit's)")
 
 
 def pytest_generate_tests(metafunc):
@@ -57,8 +55,11 @@ def audited_cache(request):
         require = Level.parse(config.getoption("--cache-level"))
     except (CacheSpecError, ValueError) as exc:
         raise pytest.UsageError(str(exc)) from None
+    given = {"budget": config.getoption("--cache-budget"), "timeout": config.getoption("--cache-timeout"),
+             "dtypes": config.getoption("--cache-dtypes")}
+    if given["dtypes"]:
+        given["dtypes"] = tuple(given["dtypes"].split(","))
     options = AuditOptions(require=require, contract=config.getoption("--cache-contract"),
-                           grad_mode=config.getoption("--cache-grad-mode"), budget=config.getoption("--cache-budget"),
-                           seed=config.getoption("--cache-seed"), timeout=config.getoption("--cache-timeout"),
-                           dtypes=tuple(config.getoption("--cache-dtypes").split(",")))
+                           grad_mode=config.getoption("--cache-grad-mode"), seed=config.getoption("--cache-seed"),
+                           **{k: v for k, v in given.items() if v is not None})
     return spec, factory, options, unsupported_dtypes(factory, options)
