@@ -294,6 +294,8 @@ def main(parser, args) -> int:
            "dtype": args.dtype, "requests": requests}
     print(f"serving {args.model} ({args.cache or 'as it is'}): seeds {' '.join(map(str, plan.seeds))}, "
           f"{plan.requests} requests each, on {plan.device}, in three processes (never-reuse x2, normal)", flush=True)
+    if plan.device.type == "cuda":
+        print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
