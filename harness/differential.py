@@ -51,7 +51,7 @@ EXIT_CODES = {CLEAN: 0, ADDRESS_DEPENDENT: 1, INCONCLUSIVE: 3, NONDETERMINISTIC:
 # The normal run's glibc malloc gives memory freed at the top of its heap back at
 # once, so the next allocation there gets the same address: freed addresses come back
 # sooner, which is what the check needs to see. Set in the environment to override.
-REUSE_PRONE_MALLOC = {k: v for k, v in {"MALLOC_TRIM_THRESHOLD_": "0"}.items() if k not in os.environ}
+REUSE_PRONE_MALLOC = {"MALLOC_TRIM_THRESHOLD_": "0"}
 
 DEFAULT_SEEDS = (0, 1, 2)
 DEFAULT_REQUESTS = 4
@@ -73,8 +73,17 @@ def child_environment(allocator: str, device: torch.device) -> dict:
     if allocator == NEVER_REUSE:
         env.update(never_reuse.environment(device))
     else:
-        env.update(REUSE_PRONE_MALLOC)
+        for key, value in REUSE_PRONE_MALLOC.items():
+            env.setdefault(key, value)
     return env
+
+
+def allocator_label(allocator: str, device: torch.device) -> str:
+    env = child_environment(allocator, device)
+    if allocator == NEVER_REUSE:
+        return "AddressSanitizer quarantine (LD_PRELOAD), PYTHONMALLOC=malloc" + (
+            ", PYTORCH_NO_CUDA_MEMORY_CACHING=1" if device.type == "cuda" else "")
+    return " ".join(["glibc malloc", *(f"{k}={v}" for k, v in env.items() if k.startswith("MALLOC_"))])
 
 
 def run_children(job: dict, device: torch.device, folder: Path) -> dict:
@@ -110,12 +119,12 @@ def first_disagreement(a: list[dict], b: list[dict]) -> dict | None:
     return None
 
 
-def request_record(reference: dict, normal: dict, reference_reuses: int) -> dict:
+def request_record(reference: dict, normal: dict) -> dict:
     """Compare one request of the normal run with the same request of the never-reuse run."""
     outputs = compare_outputs(reference["latents"], reference["frames"], normal["latents"], normal["frames"])
     other = [r for r in normal["reused"] if r["other_content"]]
     diverged = not outputs["latents_equal"] or not torch.equal(reference["frames"], normal["frames"])
-    verdict = DIVERGED if diverged else (CLEAN if other and not reference_reuses else INCONCLUSIVE)
+    verdict = DIVERGED if diverged else (CLEAN if other else INCONCLUSIVE)
     return {"seed": normal["seed"], "request": normal["request"], "request_seed": normal["request_seed"],
             "prompt": normal["prompt"], "address_reused": bool(other), "addresses": normal["addresses"],
             "reused": normal["reused"], "never_reuse_addresses": reference["addresses"],
@@ -128,10 +137,7 @@ def allocator_summary(outputs: dict, device: torch.device) -> dict:
     for name, allocator in RUNS:
         requests = outputs[name]["requests"]
         summary[name] = {
-            "allocator": ("AddressSanitizer quarantine (LD_PRELOAD), PYTHONMALLOC=malloc"
-                          + (", PYTORCH_NO_CUDA_MEMORY_CACHING=1" if device.type == "cuda" else "")
-                          if allocator == NEVER_REUSE else
-                          " ".join(["normal", *(f"{k}={v}" for k, v in REUSE_PRONE_MALLOC.items())])),
+            "allocator": allocator_label(allocator, device),
             "sources": sum(len(r["addresses"]) for r in requests),
             "sources_on_freed_address": sum(len(r["reused"]) for r in requests),
             "probe": outputs[name]["probe"],
@@ -191,8 +197,7 @@ def build_results(plan, cache: str | None, outputs: dict, seconds: float) -> dic
         results["reason"] = (f"the two never-reuse runs differ at seed {disagreement['seed']} request "
                              f"{disagreement['request']}: the pipeline is not deterministic, nothing can be concluded")
         return results
-    reference_reuses = summary["never_reuse_a"]["sources_on_freed_address"]
-    records = [request_record(ref, normal, reference_reuses) for ref, normal in zip(a, outputs["normal"]["requests"])]
+    records = [request_record(ref, normal) for ref, normal in zip(a, outputs["normal"]["requests"])]
     results["records"] = records
     results["verdict"], results["reason"] = overall_verdict(records, reference_unproven(summary, device))
     first = next((i for i, r in enumerate(records) if r["verdict"] == DIVERGED), None)
@@ -277,22 +282,27 @@ def add_arguments(p) -> None:
     p.set_defaults(preset="tiny", threads=1)
 
 
+def _give_up(message: str, out: Path, existed: bool) -> int:
+    """One line, exit 2, and no output folder left behind that this run made."""
+    if not existed and out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(parser, args) -> int:
-    device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
-                          ("cpu" if args.device == "auto" else args.device))
-    try:
-        never_reuse.environment(device)
-    except never_reuse.NeverReuseUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     existed = args.out is not None and args.out.exists()
     plan, out, update_latest = prepare_run(parser, args, [args.cache] if args.cache else [],
                                            {args.model: ["natural_reuse"]})
+    try:
+        never_reuse.environment(plan.device)
+    except never_reuse.NeverReuseUnavailable as exc:
+        return _give_up(str(exc), out, existed)
     requests = [[seed, index, prompt, rseed] for seed in plan.seeds
                 for index, (prompt, rseed) in enumerate(case_requests(plan.prompts, seed, plan.requests))]
     job = {"model": args.model, "cache": args.cache, "device": str(plan.device), "steps": plan.steps,
            "dtype": args.dtype, "requests": requests}
-    print(f"serving {args.model} ({args.cache or 'as it is'}): seeds {' '.join(map(str, plan.seeds))}, "
+    print(f"serving {args.model} ({args.cache or 'as it is'}): seeds {' '.join(map(str, plan.seeds))}; "
           f"{plan.requests} requests each, on {plan.device}, in three processes (never-reuse x2, normal)", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
@@ -301,10 +311,7 @@ def main(parser, args) -> int:
         with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
             outputs = run_children(job, plan.device, Path(tmp))
     except ChildFailed as exc:
-        if not existed and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()  # nothing half-written
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _give_up(str(exc), out, existed)
     results = build_results(plan, args.cache, outputs, time.perf_counter() - started)
     write_results(out, results)
     if update_latest:
