@@ -36,6 +36,22 @@ def run_check(tmp_path, capsys, *args):
 
 
 @pytest.mark.core_model
+@pytest.mark.parametrize("args", [["--model", "nope"], ["--model", "nowhere.at.all:factory"],
+                                  ["--model", "toy", "--cache", "nope"], ["--model", "toy", "--requests", "0"],
+                                  ["--model", "toy", "--seed", "-1"], ["--cache", "weakref"]],
+                         ids=["unknown-model", "unimportable-factory", "unknown-cache", "no-requests",
+                              "negative-seed", "no-model"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args):
+    out = tmp_path / "report"
+    with pytest.raises(SystemExit) as exit_:
+        main(["differential", *args, "--out", str(out)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "error" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.core_model
 def test_a_missing_never_reuse_allocator_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(never_reuse, "find_library", lambda name: None)
     out = tmp_path / "report"
