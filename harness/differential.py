@@ -260,6 +260,23 @@ def write_results(folder: Path, results: dict) -> None:
     write_atomic(folder / "report.html", render_html(blocks, folder, results["title"]))
 
 
+def rerender(folder: Path) -> bool:
+    """Re-render the report in ``folder`` from its results.json if a differential check
+    wrote it; False (nothing done) for any other folder."""
+    path = Path(folder) / "results.json"
+    try:
+        results = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return False  # the ordinary report says what is wrong with it
+    if not isinstance(results, dict) or results.get("kind") != "differential":
+        return False
+    try:
+        write_results(Path(folder), results)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a complete differential results file ({exc!r} missing or malformed)") from None
+    return True
+
+
 # --- the command ------------------------------------------------------------------
 
 def add_arguments(p) -> None:

@@ -113,6 +113,10 @@ def test_the_pre_fix_cache_is_found_address_dependent_and_the_fix_clean(tmp_path
     assert results["allocators"]["normal"]["probe"]["object_ids"] > 0  # CPython's pool reuses ids
     assert (out / "gifs" / "first-diverged.gif").stat().st_size > 0
     assert "address-dependent" in (out / "report.md").read_text() and (out / "report.html").stat().st_size > 0
+    written = (out / "report.md").read_text()
+    (out / "report.md").unlink()
+    assert main(["report", str(out)]) == 0  # re-rendered from results.json alone
+    assert (out / "report.md").read_text() == written
 
     code, results, printed, _ = run_check(tmp_path / "weakref", capsys, "--model", "toy", "--cache", "weakref",
                                           "--seed", "0", "--requests", "4", "--steps", "2")
