@@ -42,7 +42,8 @@ RUNS = (("never_reuse_a", NEVER_REUSE), ("never_reuse_b", NEVER_REUSE), ("normal
 
 # Per request: its output differs from the never-reuse run; or it does not, and one of
 # its sources landed where another content had been (clean); or no such reuse
-# happened (inconclusive, never a pass).
+# happened (inconclusive, never a pass). A reuse by the same content (the negative
+# prompt again) cannot show a difference, but stale state from an older holder can.
 DIVERGED, CLEAN, INCONCLUSIVE = "diverged", "clean", "inconclusive"
 # Per run of the check.
 ADDRESS_DEPENDENT, NONDETERMINISTIC = "address-dependent", "nondeterministic"
@@ -122,11 +123,12 @@ def first_disagreement(a: list[dict], b: list[dict]) -> dict | None:
 def request_record(reference: dict, normal: dict) -> dict:
     """Compare one request of the normal run with the same request of the never-reuse run."""
     outputs = compare_outputs(reference["latents"], reference["frames"], normal["latents"], normal["frames"])
-    other = [r for r in normal["reused"] if r["other_content"]]
+    conclusive = any(r["other_content"] for r in normal["reused"])
     diverged = not outputs["latents_equal"] or not torch.equal(reference["frames"], normal["frames"])
-    verdict = DIVERGED if diverged else (CLEAN if other else INCONCLUSIVE)
+    verdict = DIVERGED if diverged else (CLEAN if conclusive else INCONCLUSIVE)
     return {"seed": normal["seed"], "request": normal["request"], "request_seed": normal["request_seed"],
-            "prompt": normal["prompt"], "address_reused": bool(other), "addresses": normal["addresses"],
+            "prompt": normal["prompt"], "address_reused": bool(normal["reused"]),
+            "reused_by_other_content": conclusive, "addresses": normal["addresses"],
             "reused": normal["reused"], "never_reuse_addresses": reference["addresses"],
             "never_reuse_reused": reference["reused"], **outputs, "verdict": verdict}
 
@@ -167,7 +169,7 @@ def overall_verdict(records: list[dict], unproven: str | None) -> tuple[str, str
     clean = [r for r in records if r["verdict"] == CLEAN]
     if diverged:
         first = diverged[0]
-        reused = "" if first["address_reused"] else " (no source of it landed on a freed address: some other state followed one)"
+        reused = "" if first["address_reused"] else " (none of its sources landed on a freed address: other state followed one)"
         return ADDRESS_DEPENDENT, (f"{len(diverged)}/{len(records)} requests differ from the never-reuse run; first: "
                                    f"seed {first['seed']} request {first['request']} ({first['prompt']!r}), "
                                    f"min SSIM {first['ssim_min']:.2f}{reused}")
@@ -208,6 +210,12 @@ def build_results(plan, cache: str | None, outputs: dict, seconds: float) -> dic
     return results
 
 
+def describe_reuse(reused: list[dict]) -> str:
+    """'positive at seed 0 request 1 (negative); ...', or '-' when nothing was reused."""
+    return "; ".join(f"{u['role']} at {u['previous']}" + ("" if u["other_content"] else " (same content)")
+                     for u in reused) or "-"
+
+
 def build_blocks(results: dict, folder: Path) -> list:
     plan, env = results["plan"], results["environment"]
     blocks: list = [Heading(results["title"], 1), Para(
@@ -232,8 +240,7 @@ def build_blocks(results: dict, folder: Path) -> list:
             "sources landed on."), Table(
             ["seed", "request", "prompt", "sources on a freed address", "latents equal", "min SSIM", "verdict"],
             [[str(r["seed"]), str(r["request"]), r["prompt"],
-              "; ".join(f"{u['role']} at {u['previous']}" + ("" if u["other_content"] else " (same content)")
-                        for u in r["reused"]) or "-",
+              describe_reuse(r["reused"]),
               "yes" if r["latents_equal"] else "no", f"{r['ssim_min']:.2f}", r["verdict"]]
              for r in results["records"]])]
     clip = results["clips"].get("first_diverged")
@@ -334,7 +341,7 @@ def main(parser, args) -> int:
     if update_latest:
         point_latest(out)
     for r in results["records"]:
-        reused = ", ".join(f"{u['role']} at {u['previous']}" for u in r["reused"] if u["other_content"]) or "-"
+        reused = describe_reuse(r["reused"])
         print(f"  seed {r['seed']} request {r['request']}: {r['verdict']:12} latents "
               f"{'equal' if r['latents_equal'] else 'differ'}, min SSIM {r['ssim_min']:.2f}, freed address: {reused}")
     for name, s in results["allocators"].items():
