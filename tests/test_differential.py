@@ -220,8 +220,9 @@ def outside_package(tmp_path, monkeypatch):
 @needs_asan
 @pytest.mark.diffusion
 def test_an_lru_cache_hidden_in_a_model_written_outside_the_repo_is_found(tmp_path, capsys, outside_package):
-    code, results, printed, _ = run_check(tmp_path, capsys, "--model", f"{outside_package}:factory",
-                                          "--seed", "0", "--requests", "4")
+    # The default stream (3 seeds x 4 requests): its tiny sources land on freed addresses
+    # in some requests of one seed only, depending on the hash seed.
+    code, results, printed, _ = run_check(tmp_path, capsys, "--model", f"{outside_package}:factory")
     assert code == EXIT_CODES[ADDRESS_DEPENDENT], printed
     assert results["plan"]["cache"] == "built-in"
     diverged = [r for r in results["records"] if r["verdict"] == DIVERGED]
