@@ -58,11 +58,11 @@ def _from_ldconfig(name: str) -> Path | None:
         listing = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    arch = "x86-64" if ctypes.sizeof(ctypes.c_void_p) == 8 else ""
+    wide = ctypes.sizeof(ctypes.c_void_p) == 8  # take the 64-bit entry ("libc6,x86-64") on a 64-bit Python
     pattern = re.compile(rf"^\s*lib{re.escape(name)}\.so[.\d]*\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
     for line in listing.splitlines():
         m = pattern.match(line)
-        if m and (not arch or arch in m[1] or "64" in m[1]) and os.path.exists(m[2]):
+        if m and ("64" in m[1]) == wide and os.path.exists(m[2]):
             return Path(m[2])
     return None
 
@@ -119,20 +119,22 @@ def reuse_probe(device: torch.device, trials: int = PROBE_TRIALS) -> dict:
     """How often this process's allocators hand a just-freed address straight back:
     Python object ids, host tensor memory and, on CUDA, device memory (``trials`` each)."""
 
-    def count(make) -> int:
+    def handed_back(make, where) -> int:
+        """How often an object made right after another was freed takes its place."""
         same = 0
         for _ in range(trials):
-            first = make()
-            before = first[0]
-            del first
-            second = make()
-            same += second[0] == before
-            del second
+            obj = make()
+            before = where(obj)
+            del obj
+            obj = make()
+            same += where(obj) == before
+            del obj
         return same
 
+    address = torch.Tensor.data_ptr
     result = {"trials": trials,
-              "object_ids": count(lambda: (id(t := torch.zeros(3)), t)),
-              "host_addresses": count(lambda: ((t := torch.empty(1 << 16)).data_ptr(), t))}
+              "object_ids": handed_back(lambda: torch.zeros(3), id),
+              "host_addresses": handed_back(lambda: torch.empty(1 << 16), address)}
     if device.type == "cuda":
-        result["device_addresses"] = count(lambda: ((t := torch.empty(1 << 16, device=device)).data_ptr(), t))
+        result["device_addresses"] = handed_back(lambda: torch.empty(1 << 16, device=device), address)
     return result

@@ -37,7 +37,8 @@ def serve_recorded(job: dict) -> dict:
     device = torch.device(job["device"])
     dtype = getattr(torch, job["dtype"]) if job["dtype"] else None
     model = load_model(job["model"], device, steps=job["steps"], dtype=dtype)
-    model.install_caches(resolve(job["cache"]) if job["cache"] else None)
+    if job["cache"]:  # else the model runs as it is, with whatever caches it has built in
+        model.install_caches(resolve(job["cache"]))
     held: dict[int, tuple[str, str]] = {}  # address -> (label of the last source there, its digest)
     contents: dict[str, str] = {}  # role -> digest of the current request's source
 
