@@ -219,8 +219,8 @@ def describe_reuse(reused: list[dict]) -> str:
 def build_blocks(results: dict, folder: Path) -> list:
     plan, env = results["plan"], results["environment"]
     blocks: list = [Heading(results["title"], 1), Para(
-        f"Model {plan['model']}, cache: {plan['cache']}; seeds {', '.join(map(str, plan['seeds']))}, "
-        f"{plan['requests']} requests each, served back to back in one stream, on {env['device']} "
+        f"Model {plan['model']}, cache: {plan['cache']}; {plan['requests']} requests per seed for seeds "
+        f"{', '.join(map(str, plan['seeds']))}, served back to back in one stream, on {env['device']} "
         f"({env['device_name']}), torch {env['torch']}, git {env['git_revision']}. The same requests ran in three "
         f"fresh processes: twice under an allocator that never hands a freed address back, once under the normal "
         f"allocator. A request whose sources did not land on an address freed by other content is inconclusive, "
@@ -326,8 +326,8 @@ def main(parser, args) -> int:
                 for index, (prompt, rseed) in enumerate(case_requests(plan.prompts, seed, plan.requests))]
     job = {"model": args.model, "cache": args.cache, "device": str(plan.device), "steps": plan.steps,
            "dtype": args.dtype, "requests": requests}
-    print(f"serving {args.model} ({args.cache or 'as it is'}): seeds {' '.join(map(str, plan.seeds))}; "
-          f"{plan.requests} requests each, on {plan.device}, in three processes (never-reuse x2, normal)", flush=True)
+    print(f"serving {args.model} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
+          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse x2, normal)", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
