@@ -32,7 +32,6 @@ import torch
 from harness.cli import DTYPES, prepare_run
 from harness.environment import describe
 from harness.metrics import compare_outputs
-from harness.report import Code, Figure, Heading, Para, Table, render_html, render_markdown, side_by_side, write_gif
 from harness.results import point_latest, write_atomic, write_json
 from harness.run import case_requests, decode_clip, encode_clip
 from repro import never_reuse
@@ -217,6 +216,9 @@ def describe_reuse(reused: list[dict]) -> str:
 
 
 def build_blocks(results: dict, folder: Path) -> list:
+    # Imported here: the report pulls in matplotlib, which the command line needs only now.
+    from harness.report import Code, Figure, Heading, Para, Table, side_by_side, write_gif
+
     plan, env = results["plan"], results["environment"]
     blocks: list = [Heading(results["title"], 1), Para(
         f"Model {plan['model']}, cache: {plan['cache']}; {plan['requests']} requests per seed for seeds "
@@ -261,6 +263,8 @@ def build_blocks(results: dict, folder: Path) -> list:
 
 def write_results(folder: Path, results: dict) -> None:
     """results.json, report.md, report.html (and the GIF of the first diverging request)."""
+    from harness.report import render_html, render_markdown
+
     write_json(folder / "results.json", results)
     blocks = build_blocks(results, folder)
     write_atomic(folder / "report.md", render_markdown(blocks))
