@@ -168,7 +168,8 @@ def overall_verdict(records: list[dict], unproven: str | None) -> tuple[str, str
     clean = [r for r in records if r["verdict"] == CLEAN]
     if diverged:
         first = diverged[0]
-        reused = "" if first["address_reused"] else " (none of its sources landed on a freed address: other state followed one)"
+        reused = "" if first["address_reused"] else \
+            " (none of its sources landed on a freed address: other state followed one)"
         return ADDRESS_DEPENDENT, (f"{len(diverged)}/{len(records)} requests differ from the never-reuse run; first: "
                                    f"seed {first['seed']} request {first['request']} ({first['prompt']!r}), "
                                    f"min SSIM {first['ssim_min']:.2f}{reused}")
@@ -300,7 +301,8 @@ def add_arguments(p) -> None:
     p.add_argument("--requests", type=_positive_int, default=DEFAULT_REQUESTS,
                    help=f"requests per seed (default {DEFAULT_REQUESTS})")
     p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
-                   help=f"seeds; their requests are served in one stream (default: {' '.join(map(str, DEFAULT_SEEDS))})")
+                   help="seeds; their requests are served in one stream "
+                        f"(default: {' '.join(map(str, DEFAULT_SEEDS))})")
     p.add_argument("--steps", type=_positive_int, default=None, help="denoise steps (default: the model's)")
     p.add_argument("--dtype", choices=list(DTYPES), default=None, help="model dtype (default: the model's)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
@@ -331,7 +333,8 @@ def main(parser, args) -> int:
     job = {"model": args.model, "cache": args.cache, "device": str(plan.device), "steps": plan.steps,
            "dtype": args.dtype, "requests": requests}
     print(f"serving {args.model} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
-          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse x2, normal)", flush=True)
+          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse x2, normal)",
+          flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()

@@ -30,7 +30,8 @@ import torch
 # 1 GiB of freed memory before it recycles any; the runs' own counts show if it did.
 ASAN_OPTIONS = ("detect_leaks=0:verify_asan_link_order=0:detect_odr_violation=0:malloc_context_size=0:"
                 "quarantine_size_mb=1024")
-INSTALL_HINT = "install AddressSanitizer's runtime (Debian/Ubuntu: apt-get install libasan8; Fedora: dnf install libasan)"
+INSTALL_HINT = ("install AddressSanitizer's runtime (Debian/Ubuntu: apt-get install libasan8; "
+                "Fedora: dnf install libasan)")
 CUDA_UNMEASURED = ("CUDA never-reuse mode (PYTORCH_NO_CUDA_MEMORY_CACHING=1) is unmeasured: the driver may hand a "
                    "freed address out again, so a clean verdict needs the probe to show 0 reuses")
 PROBE_TRIALS = 200

@@ -65,7 +65,8 @@ def _outputs(latents_b: float) -> dict:
     """Three runs' outputs of one request; the second never-reuse run's latents are ``latents_b``."""
     def run(value, active):
         request = {"seed": 0, "request": 0, "request_seed": 0, "prompt": "p", "addresses": {"positive": "0x10"},
-                   "reused": [], "latents": torch.full((2, 2), value), "frames": torch.zeros(1, 8, 8, 3, dtype=torch.uint8)}
+                   "reused": [], "latents": torch.full((2, 2), value),
+                   "frames": torch.zeros(1, 8, 8, 3, dtype=torch.uint8)}
         return {"never_reuse_active": active, "model": {"name": "m"}, "requests": [request],
                 "probe": {"trials": 1, "object_ids": 0, "host_addresses": 0}}
     return {"never_reuse_a": run(0.0, True), "never_reuse_b": run(latents_b, True), "normal": run(0.0, False)}
