@@ -1,4 +1,4 @@
-"""Command line: ``python -m harness audit|compare|report|scan``."""
+"""Command line: ``python -m harness audit|compare|differential|report|scan``."""
 
 from __future__ import annotations
 
@@ -75,6 +75,14 @@ def build_parser() -> OneLineParser:
                     "suggest. Exit 0 when nothing is found, 1 on findings, 2 for bad usage or an "
                     "unreadable path."))
 
+    from harness.differential import add_arguments as add_differential_arguments
+    add_differential_arguments(sub.add_parser(
+        "differential", help="does anything in a model's pipeline follow an address? (no cache knowledge needed)",
+        description="Serve the same back-to-back requests in three fresh processes, twice under an allocator "
+                    "that never hands a freed address back and once under the normal one, and compare. Exit 0 "
+                    "clean, 1 address-dependent, 3 inconclusive (no address was reused), 4 nondeterministic "
+                    "(the never-reuse runs disagree), 2 for bad usage or a missing never-reuse allocator."))
+
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)")
     r.add_argument("folder", nargs="?", type=Path, default=REPORTS / "latest",
                    help="a run folder holding results.json (default: reports/latest)")
@@ -123,13 +131,18 @@ def main(argv=None) -> int:
     if args.command == "scan":
         from harness.scan import main as scan
         return scan(args)
+    if args.command == "differential":
+        from harness.differential import main as differential
+        return differential(parser, args)
     if args.command == "bench":
         from harness.bench import run_bench
         run_bench()
         return 0
+    from harness.differential import rerender
     from harness.report import write_report
     try:
-        write_report(args.folder)
+        if not rerender(args.folder):  # a differential check's folder has its own report
+            write_report(args.folder)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,231 @@
+"""The black-box check (``python -m harness differential``): the same requests under
+the normal allocator and under one that never hands a freed address back.
+
+It must find the pre-fix cache address-dependent without being told where the cache
+is, pass the seed's fix, find a flaw hidden in a model written outside the repo, say
+so when the pipeline is not deterministic, and refuse in one line where the
+never-reuse allocator is missing."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+import torch
+
+from harness.__main__ import main
+from harness.differential import (ADDRESS_DEPENDENT, CLEAN, DIVERGED, EXIT_CODES, INCONCLUSIVE, NONDETERMINISTIC,
+                                  build_results, overall_verdict)
+from harness.run import RunPlan
+from repro import never_reuse
+
+pytestmark = [pytest.mark.cpu]
+
+ASAN = never_reuse.find_library("asan")
+needs_asan = pytest.mark.skipif(ASAN is None, reason="libasan not found: apt-get install libasan8 to run the "
+                                                     "never-reuse allocator")
+
+
+def run_check(tmp_path, capsys, *args):
+    out = tmp_path / "report"
+    code = main(["differential", *args, "--out", str(out)])
+    printed = capsys.readouterr()
+    results = json.loads((out / "results.json").read_text())
+    return code, results, printed.out, out
+
+
+@pytest.mark.core_model
+@pytest.mark.parametrize("args", [["--model", "nope"], ["--model", "nowhere.at.all:factory"],
+                                  ["--model", "toy", "--cache", "nope"], ["--model", "toy", "--requests", "0"],
+                                  ["--model", "toy", "--seed", "-1"], ["--cache", "weakref"]],
+                         ids=["unknown-model", "unimportable-factory", "unknown-cache", "no-requests",
+                              "negative-seed", "no-model"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args):
+    out = tmp_path / "report"
+    with pytest.raises(SystemExit) as exit_:
+        main(["differential", *args, "--out", str(out)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "error" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.core_model
+def test_a_missing_never_reuse_allocator_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(never_reuse, "find_library", lambda name: None)
+    out = tmp_path / "report"
+    assert main(["differential", "--model", "toy", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "libasan" in err and "apt-get install libasan8" in err
+    assert not out.exists()
+
+
+def _outputs(latents_b: float) -> dict:
+    """Three runs' outputs of one request; the second never-reuse run's latents are ``latents_b``."""
+    def run(value, active):
+        request = {"seed": 0, "request": 0, "request_seed": 0, "prompt": "p", "addresses": {"positive": "0x10"},
+                   "reused": [], "latents": torch.full((2, 2), value),
+                   "frames": torch.zeros(1, 8, 8, 3, dtype=torch.uint8)}
+        return {"never_reuse_active": active, "model": {"name": "m"}, "requests": [request],
+                "probe": {"trials": 1, "object_ids": 0, "host_addresses": 0}}
+    return {"never_reuse_a": run(0.0, True), "never_reuse_b": run(latents_b, True), "normal": run(0.0, False)}
+
+
+@pytest.mark.core_model
+def test_never_reuse_runs_that_disagree_make_the_check_stop_as_nondeterministic():
+    plan = RunPlan(caches=[], models={"m": ["natural_reuse"]}, seeds=[0], requests=1, device=torch.device("cpu"))
+    results = build_results(plan, None, _outputs(latents_b=1.0), seconds=0.0)
+    assert results["verdict"] == NONDETERMINISTIC and results["records"] == []
+    assert "not deterministic" in results["reason"] and "seed 0 request 0" in results["reason"]
+    assert build_results(plan, None, _outputs(latents_b=0.0), seconds=0.0)["verdict"] == INCONCLUSIVE
+
+
+@pytest.mark.core_model
+def test_verdicts_follow_the_requests():
+    def record(verdict, reused=True):
+        return {"verdict": verdict, "address_reused": reused, "seed": 0, "request": 1, "prompt": "p", "ssim_min": 0.2}
+
+    assert overall_verdict([record(INCONCLUSIVE, False), record(DIVERGED)], None)[0] == ADDRESS_DEPENDENT
+    assert overall_verdict([record(INCONCLUSIVE, False), record(CLEAN)], None)[0] == CLEAN
+    assert overall_verdict([record(INCONCLUSIVE, False)] * 3, None)[0] == INCONCLUSIVE
+    # A reference that reused addresses itself proves nothing clean, but a divergence still counts.
+    assert overall_verdict([record(CLEAN)], "the probe saw reuse")[0] == INCONCLUSIVE
+    assert overall_verdict([record(DIVERGED)], "the probe saw reuse")[0] == ADDRESS_DEPENDENT
+
+
+@needs_asan
+@pytest.mark.diffusion
+def test_the_pre_fix_cache_is_found_address_dependent_and_the_fix_clean(tmp_path, capsys):
+    code, results, printed, out = run_check(tmp_path / "fingerprint", capsys, "--model", "toy", "--cache",
+                                            "fingerprint", "--seed", "0", "--requests", "4", "--steps", "2")
+    assert code == EXIT_CODES[ADDRESS_DEPENDENT] == 1, printed
+    assert results["verdict"] == ADDRESS_DEPENDENT
+    first = results["first_diverged"]
+    record = next(r for r in results["records"] if (r["seed"], r["request"]) == (first["seed"], first["request"]))
+    assert record["verdict"] == DIVERGED and not record["latents_equal"] and record["ssim_min"] < 0.9
+    diverged = [r for r in results["records"] if r["verdict"] == DIVERGED]
+    assert any(r["address_reused"] for r in diverged)  # where sources landed on freed addresses
+    assert f"request {first['request']}" in printed
+    for run in ("never_reuse_a", "never_reuse_b"):  # no freed address, no object id handed back
+        never = results["allocators"][run]
+        assert never["sources_on_freed_address"] == 0
+        assert never["probe"]["object_ids"] == never["probe"]["host_addresses"] == 0
+    assert results["allocators"]["normal"]["sources_on_freed_address"] > 0
+    assert results["allocators"]["normal"]["probe"]["object_ids"] > 0  # CPython's pool reuses ids
+    assert (out / "gifs" / "first-diverged.gif").stat().st_size > 0
+    assert "address-dependent" in (out / "report.md").read_text() and (out / "report.html").stat().st_size > 0
+    written = (out / "report.md").read_text()
+    (out / "report.md").unlink()
+    assert main(["report", str(out)]) == 0  # re-rendered from results.json alone
+    assert (out / "report.md").read_text() == written
+
+    code, results, printed, _ = run_check(tmp_path / "weakref", capsys, "--model", "toy", "--cache", "weakref",
+                                          "--seed", "0", "--requests", "4", "--steps", "2")
+    assert code == EXIT_CODES[CLEAN] == 0, printed
+    assert results["verdict"] == CLEAN
+    assert all(r["latents_equal"] for r in results["records"])
+    assert any(r["verdict"] == CLEAN and r["reused_by_other_content"] for r in results["records"])
+
+
+OUTSIDE_MODEL = '''
+"""A model written outside the repository. Its only flaw: a helper memoises the text
+projection with functools.lru_cache, the tensor argument keyed by its address."""
+import functools
+import weakref
+
+import torch
+
+from repro.models import STATS, VideoModel
+
+
+class _Hashable:
+    """Lets lru_cache take a tensor without keeping it alive."""
+
+    def __init__(self, tensor):
+        self.tensor = weakref.ref(tensor)
+        self.key = (tensor.data_ptr(), tuple(tensor.shape), tensor.dtype)
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return self.key == other.key
+
+
+@functools.lru_cache(maxsize=4)
+def _projected(states, layer):
+    return layer(states.tensor())
+
+
+def project_text(layer, states):
+    return _projected(_Hashable(states), layer)
+
+
+class Model(VideoModel):
+    name = "outside"
+
+    def __init__(self, device, steps):
+        torch.manual_seed(0)
+        self.device, self.steps = device, steps or 3
+        self.text = torch.nn.Linear(8, 8).to(device)
+        self.query = torch.randn(16, 8, device=device)
+
+    def encode(self, prompt):
+        def states(text):
+            return torch.randn(1, 4, 8, generator=torch.Generator().manual_seed(sum(map(ord, text)))).to(self.device)
+        return {"positive": states(prompt), "negative": states("")}
+
+    def generate(self, sources, seed, observe=None):
+        x = torch.randn(16, 8, generator=torch.Generator().manual_seed(seed)).to(self.device)
+        for _ in range(self.steps):
+            for role in self.roles:
+                text = project_text(self.text, sources[role])[0]
+                x = x + torch.softmax(self.query @ text.T, dim=-1) @ text
+        return x
+
+    def decode(self, latents):
+        frame = (latents.sigmoid() * 255).round().to(torch.uint8).cpu()
+        return frame.unsqueeze(-1).expand(16, 8, 3).reshape(1, 16, 8, 3).repeat(2, 1, 1, 1).contiguous()
+
+    def install_caches(self, factory, max_size=2):
+        pass  # its only cache is its own
+
+    def caches(self):
+        return []
+
+    def set_caching(self, on):
+        pass
+
+    @property
+    def stats(self):
+        return dict.fromkeys(STATS, 0)
+
+
+def factory(device, steps=None, dtype=None):
+    return Model(device, steps)
+
+'''
+
+
+@pytest.fixture
+def outside_package(tmp_path, monkeypatch):
+    package = tmp_path / "outside" / "theirpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "pipeline.py").write_text(textwrap.dedent(OUTSIDE_MODEL))
+    monkeypatch.syspath_prepend(str(tmp_path / "outside"))  # the children get the parent's sys.path
+    return "theirpkg.pipeline"
+
+
+@needs_asan
+@pytest.mark.diffusion
+def test_an_lru_cache_hidden_in_a_model_written_outside_the_repo_is_found(tmp_path, capsys, outside_package):
+    # The default stream (3 seeds x 4 requests): its tiny sources land on freed addresses
+    # in some requests of one seed only, depending on the hash seed.
+    code, results, printed, _ = run_check(tmp_path, capsys, "--model", f"{outside_package}:factory")
+    assert code == EXIT_CODES[ADDRESS_DEPENDENT], printed
+    assert results["plan"]["cache"] == "built-in"
+    diverged = [r for r in results["records"] if r["verdict"] == DIVERGED]
+    # Its only cache is keyed by a source's address: no divergence without a source on a freed one.
+    assert diverged and all(r["address_reused"] for r in diverged)
