@@ -20,7 +20,7 @@ from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
 from repro.scenarios import (BROKEN, CATALOGUE, CONTRACTS, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, project, reached_level, run_scenario)
 
-DEFAULT_BUDGET = 30.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
+DEFAULT_BUDGET = 40.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
 CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
 PROBED_DTYPES = ("float32", "bfloat16", "float16", "float64", "complex64", "int64", "int32", "int16")
 WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)
