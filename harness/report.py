@@ -346,11 +346,11 @@ def plot_frame_ssim(showcases: list[tuple[str, dict]], designs: list[str]) -> by
 
 # --- verdicts against declared levels ---------------------------------------------
 
-def level_verdict(results: Results, model: str, cache: str) -> str:
-    """One design's verdict on one model against the level it declares, e.g. 'meets L1 as
-    declared: clean in every L1 scenario (...); beyond its level: contaminated in
-    storage_swapped (L2)'. Scenarios with no conclusive request are named as such, never
-    counted as clean."""
+def level_verdict_parts(results: Results, model: str, cache: str) -> tuple[str, str]:
+    """One design's verdict on one model against the level it declares, in two parts:
+    up to that level (e.g. 'meets L1 as declared: clean in every scenario up to L1 (...)')
+    and beyond it (e.g. 'contaminated in storage_swapped (L2)'; '' when nothing ran there).
+    Scenarios with no conclusive request are named as such, never counted as clean."""
     declared = results.caches[cache].declared_level
     scenarios = [s for m, s in results.rows() if m == model and results.records_of(model, s, cache)]
     level = {s: results.scenario_level(s) for s in scenarios}
@@ -361,7 +361,6 @@ def level_verdict(results: Results, model: str, cache: str) -> str:
     named = lambda names: ", ".join(f"{s} ({level[s]})" for s in names)  # noqa: E731
     within = [s for s in scenarios if declared is not None and Level.parse(level[s]) <= Level.parse(declared)]
     beyond = [s for s in scenarios if s not in within]
-    parts = []
     if declared is None:
         head = "declares no level"
     elif bad := [s for s in within if state[s] == CONTAMINATED]:
@@ -371,20 +370,22 @@ def level_verdict(results: Results, model: str, cache: str) -> str:
         head = (f"meets {declared} as declared: clean in every " +
                 ("" if not unsure else "conclusive ") + f"scenario up to {declared} ({named(clean)})")
         if unsure:
-            parts.append(f"inconclusive (no address reuse): {named(unsure)}")
+            head += f"; inconclusive (no address reuse): {named(unsure)}"
     else:
         head = f"not shown at {declared}: no conclusive request in {named(within)}" if within else \
             f"not shown at {declared}: no scenario up to {declared} ran"
-    if declared is None:
-        for word in (CONTAMINATED, CLEAN, INCONCLUSIVE):
-            if names := [s for s in scenarios if state[s] == word]:
-                parts.append(f"{word} in {named(names)}")
-    else:
-        found = [f"{word} in {named(names)}" for word in (CONTAMINATED, CLEAN, INCONCLUSIVE)
-                 if (names := [s for s in beyond if state[s] == word])]
-        if found:
-            parts.append("beyond its level: " + "; ".join(found))
-    return "; ".join([head, *parts])
+    found = [f"{word} in {named(names)}" for word in (CONTAMINATED, CLEAN, INCONCLUSIVE)
+             if (names := [s for s in beyond if state[s] == word])]
+    return head, "; ".join(found)
+
+
+def level_verdict(results: Results, model: str, cache: str) -> str:
+    """The two parts of :func:`level_verdict_parts` in one line."""
+    head, beyond = level_verdict_parts(results, model, cache)
+    if not beyond:
+        return head
+    return f"{head}; {beyond}" if results.caches[cache].declared_level is None else \
+        f"{head}; beyond its level: {beyond}"
 
 
 def verdict_line(records: list[Record]) -> str:
@@ -428,20 +429,20 @@ def _pair_clips(results: Results) -> tuple[list[Clip], list[Clip]]:
     before, after = results.pair["before"], results.pair["after"]
     level = results.caches[after].declared_level
     headline, others = [], []
-    for key in sorted(results.clips):
-        clip = results.clips[key]
+    for clip in results.clips.values():
         b, a = clip.design(before), clip.design(after)
         if b is None or a is None or CONTAMINATED not in (b.verdict, a.verdict):
             continue
         within = level is not None and Level.parse(clip.level) <= Level.parse(level)
         (headline if within else others).append(clip)
-    return _first_seed(headline), _first_seed(others)
+    return _first_seed(headline, results), _first_seed(others, results)
 
 
-def _first_seed(clips: list[Clip]) -> list[Clip]:
+def _first_seed(clips: list[Clip], results: Results) -> list[Clip]:
     """One clip per model and scenario (the lowest seed), in the run's order."""
+    order = {row: i for i, row in enumerate(results.rows())}
     seen, out = set(), []
-    for clip in sorted(clips, key=lambda c: c.seed):
+    for clip in sorted(clips, key=lambda c: (order.get((c.model, c.scenario), len(order)), c.seed)):
         if (clip.model, clip.scenario) not in seen:
             seen.add((clip.model, clip.scenario))
             out.append(clip)
@@ -485,9 +486,7 @@ class _Renderer:
                                 f"(per frame: {' '.join(f'{s:.2f}' for s in ssim[role])})")
         blocks = [
             Heading(f"{clip.model}: {clip.scenario} ({clip.level}), seed {clip.seed}, request {clip.request}", 3),
-            Para(f"The request asked for \"{clip.prompt}\"; the previous request asked for "
-                 f"\"{clip.previous_prompt}\". Reference (cache-free) | before: {bc} ({bv}) | after: {ac} ({av}), "
-                 f"frames in step."),
+            Para(f"The request asked for \"{clip.prompt}\"; the previous one for \"{clip.previous_prompt}\"."),
             Video(mp4, gif, f"{clip.model} {clip.scenario}: reference | before {bc} ({bv}) | after {ac} ({av})"),
             Para(f"SSIM to the reference: before ({bc}, {bv}) {summary('before')}; "
                  f"after ({ac}, {av}) {summary('after')}."),
@@ -496,6 +495,16 @@ class _Renderer:
                 {cache: [(t, s, verdict != INCONCLUSIVE) for t, s in enumerate(ssim[role])]
                  for role, (cache, verdict, _) in outputs.items()})
         return blocks, plot
+
+    def verdict_blocks(self, models: list[str], caches: list[str]) -> list:
+        results = self.results
+        return [Heading("Verdicts against each design's declared level"),
+                Para("A design meets its level when no conclusive request up to it was contaminated; "
+                     "contamination above it is a finding about what the level does not cover. Inconclusive "
+                     "requests (no address reuse) are never counted as clean."),
+                Table(["model", "cache", "declared", "up to its level", "beyond its level (a finding)"], [
+                    [m, c, results.caches[c].declared_level or "-", *level_verdict_parts(results, m, c)]
+                    for m in models for c in caches if results.records_of(m, cache=c)])]
 
     def blocks(self) -> list:
         results = self.results
@@ -514,25 +523,22 @@ class _Renderer:
                         f"request and seed, frames in step, the SSIM of each frame to the reference under its "
                         f"tile. Shown: the scenarios up to {after}'s declared level"
                         f"{' (' + after_level + ')' if after_level else ''} in which either was contaminated.")]
+        # Above the fold: the first pair, then the verdicts; the other pairs follow.
         frame_plots = []
-        for clip in headline:
+        for i, clip in enumerate(headline):
+            if i == 1:
+                blocks += self.verdict_blocks(models, caches)
+                blocks.append(Heading(f"More before / after pairs up to {after}'s level"))
             b, plot = self.pair_clip(clip, video=True)
             blocks += b
             frame_plots.append(plot)
         if not headline:
-            blocks.append(Para(f"No request of {before} was contaminated in a scenario up to {after}'s declared "
-                               f"level in this run: there is no before/after pair to show."))
+            blocks.append(Para(f"Neither {before} nor {after} was contaminated in a scenario up to {after}'s "
+                               f"declared level in this run: there is no before/after pair to show."))
         elif not self.ffmpeg:
             blocks.append(Para(MP4_MISSING + "; the GIFs show the same frames."))
-        blocks += [Heading("Verdicts against each design's declared level"),
-                   Para("A design meets its level when no conclusive request up to that level was contaminated. "
-                        "Contamination above a design's level is a finding about what the level does not cover, "
-                        "shown as such. A request whose prompt source did not land on a freed address is "
-                        "inconclusive, never counted as clean."),
-                   Table(["model", "cache", "declared", "verdict", "requests"], [
-                       [m, c, results.caches[c].declared_level or "-", level_verdict(results, m, c),
-                        verdict_line(results.records_of(m, cache=c))]
-                       for m in models for c in caches if results.records_of(m, cache=c)])]
+        if len(headline) < 2:
+            blocks += self.verdict_blocks(models, caches)
         rates = [(m, rate) for m in models if (rate := natural_reuse_rate(records, m))]
         if rates:
             blocks.append(Para("Natural reuse on this machine (no forcing): the allocator gave a request's prompt "
@@ -544,6 +550,9 @@ class _Renderer:
             f"{len(plan['seeds'])} seeds x {plan['requests']} requests, on {env['device']} ({env['device_name']}), "
             f"torch {env['torch']}, git {env['git_revision']}. Each request is compared with a cache-free run of "
             f"the same prompt and seed."))
+        blocks += [Heading("Requests per design"), Table(["model", "cache", "requests"], [
+            [m, c, verdict_line(results.records_of(m, cache=c))]
+            for m in models for c in caches if results.records_of(m, cache=c)])]
         blocks += [Heading("Scenario x cache"),
                    Para("Each cell: contaminated requests / conclusive requests (inconclusive ones apart), "
                         "and the lowest per-frame SSIM to the reference."),
@@ -646,5 +655,5 @@ def _write_all(folder: Path, files: dict[str, bytes]) -> None:
         os.replace(tmp, target)
 
 
-__all__ = ["ReportError", "ResultsError", "level_verdict", "side_by_side", "verdict_line", "wrap_label",
+__all__ = ["ReportError", "ResultsError", "level_verdict", "level_verdict_parts", "side_by_side", "verdict_line", "wrap_label",
            "write_report"]

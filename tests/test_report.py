@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from harness.metrics import frame_ssim
-from harness.report import MIN_TILE_WIDTH, MP4_MISSING, ffmpeg_path, level_verdict, side_by_side, verdict_line, \
-    wrap_label, write_report
+from harness.report import (MIN_TILE_WIDTH, MP4_MISSING, ffmpeg_path, level_verdict, level_verdict_parts,
+                            side_by_side, verdict_line, wrap_label, write_report)
 from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
                              encode_clip)
 
@@ -99,6 +99,8 @@ def test_verdicts_are_stated_against_the_declared_level(results):
     results.caches[OUTSIDE] = CacheInfo(OUTSIDE, "L2", "x")
     assert level_verdict(results, "toy", OUTSIDE).startswith(
         "fails its declared L2: contaminated in storage_swapped (L2)")
+    assert level_verdict_parts(results, "toy", "fingerprint")[1].startswith(
+        "contaminated in freed_address_reused (L1), storage_swapped (L2); inconclusive in natural_reuse (L1)")
     results.caches[OUTSIDE] = CacheInfo(OUTSIDE, None, "x")
     assert level_verdict(results, "toy", OUTSIDE).startswith("declares no level; contaminated in storage_swapped")
 
@@ -300,7 +302,8 @@ def test_html_in_a_browser_shows_the_pair_the_verdicts_and_plays_the_video(resul
     assert f"Before / after: fingerprint (declared L0) vs {OUTSIDE} (declared L1)" in text
     assert f"SSIM to the reference: before (fingerprint, contaminated)" in text
     for cache in ("fingerprint", OUTSIDE, "hardened"):
-        assert level_verdict(results, "toy", cache) in text
+        within, beyond = level_verdict_parts(results, "toy", cache)
+        assert within in text and beyond in text
     assert probe["verdictTop"] < probe["fold"], probe  # the verdicts start above the fold
     if not ffmpeg_path():
         pytest.skip(MP4_MISSING)
