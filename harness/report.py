@@ -298,7 +298,7 @@ def _ssim_panels(panels: list, xlabel: str, ylabel: str, designs: list[str]) -> 
             if design not in lines:
                 continue
             pts = lines[design]
-            offset = (d - (len(designs) - 1) / 2) * 0.08
+            offset = (d - (len(designs) - 1) / 2) * 0.4 / max(len(designs), 2)
             xs = [x + offset for x, _, _ in pts]
             ys = [y for _, y, _ in pts]
             colour, marker = colours[d % len(colours)], MARKERS[d % len(MARKERS)]
