@@ -367,8 +367,13 @@ def level_verdict_parts(results: Results, model: str, cache: str) -> tuple[str, 
         head = f"fails its declared {declared}: contaminated in {named(bad)}"
     elif clean := [s for s in within if state[s] == CLEAN]:
         unsure = [s for s in within if state[s] == INCONCLUSIVE]
-        head = (f"meets {declared} as declared: clean in every " +
-                ("" if not unsure else "conclusive ") + f"scenario up to {declared} ({named(clean)})")
+        every = "every conclusive" if unsure else "every"
+        top = max(Level.parse(level[s]) for s in clean)
+        if top < Level.parse(declared):  # nothing at the declared level itself was shown
+            head = (f"clean up to {top}, no conclusive {declared} scenario ran: "
+                    f"clean in {every} scenario ({named(clean)})")
+        else:
+            head = f"meets {declared} as declared: clean in {every} scenario up to {declared} ({named(clean)})"
         if unsure:
             head += f"; inconclusive (no address reuse): {named(unsure)}"
     else:
@@ -503,7 +508,8 @@ class _Renderer:
                      "contamination above it is a finding about what the level does not cover. Inconclusive "
                      "requests (no address reuse) are never counted as clean."),
                 Table(["model", "cache", "declared", "up to its level", "beyond its level (a finding)"], [
-                    [m, c, results.caches[c].declared_level or "-", *level_verdict_parts(results, m, c)]
+                    [m, c, results.caches[c].declared_level or "-",
+                     *(part or "-" for part in level_verdict_parts(results, m, c))]
                     for m in models for c in caches if results.records_of(m, cache=c)])]
 
     def blocks(self) -> list:
@@ -655,5 +661,5 @@ def _write_all(folder: Path, files: dict[str, bytes]) -> None:
         os.replace(tmp, target)
 
 
-__all__ = ["ReportError", "ResultsError", "level_verdict", "level_verdict_parts", "side_by_side", "verdict_line", "wrap_label",
-           "write_report"]
+__all__ = ["ReportError", "ResultsError", "level_verdict", "level_verdict_parts", "side_by_side", "verdict_line",
+           "wrap_label", "write_report"]
