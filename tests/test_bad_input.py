@@ -136,8 +136,8 @@ def test_harness_cli_rejects(capsys, tmp_path, no_run_folder, argv, message):
 
 
 def _valid_results() -> dict:
-    from tests.test_report import _results
-    return _results().to_json()
+    from synthetic_results import synthetic_results
+    return synthetic_results().to_json()
 
 
 def _with(change):

@@ -14,72 +14,14 @@ import pytest
 from harness.metrics import frame_ssim
 from harness.report import (MIN_TILE_WIDTH, MP4_MISSING, ffmpeg_path, level_verdict, level_verdict_parts,
                             side_by_side, verdict_line, wrap_label, write_report)
-from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
-                             encode_clip)
+from harness.results import CacheInfo
+from synthetic_results import EVIL, OUTSIDE, T, clip as _clip, synthetic_results
 
 pytestmark = [pytest.mark.cpu]  # no model runs here; all but the browser test are core_model
 
-T, H, W = 4, 12, 16
-EVIL = '<script>alert("x")</script> & "quotes"'
-OUTSIDE = "mypkg.some_long_package_name.caches:AVeryLongCacheClassNameIndeed"  # a spec that must wrap
-
-
-def _clip(value: int) -> np.ndarray:
-    """A flat clip with a marker pixel that moves, so no two frames are the same."""
-    clip = np.full((T, H, W, 3), value, dtype=np.uint8)
-    for t in range(T):
-        clip[t, 0, t] = 255 - value
-    return clip
-
-
-def _record(cache, scenario, level, request, verdict, ssim=1.0, prompt="red circle moving right"):
-    return Record(
-        model="toy", scenario=scenario, level=level, cache=cache, device="cpu", seed=0, request_seed=request,
-        request=request, prompt=prompt, address_reused=verdict != INCONCLUSIVE,
-        addresses={"positive": hex(0x1000 + request), "negative": "0x2000"},
-        reused_from={"positive": None if verdict == INCONCLUSIVE else f"request {request - 1} (positive)",
-                     "negative": None},
-        false_hits=12 if verdict == CONTAMINATED else 0, kv_lookups=12, kv_equal=verdict != CONTAMINATED,
-        latents_equal=verdict != CONTAMINATED, max_abs_err=0.0 if verdict != CONTAMINATED else 1.5,
-        ssim_per_frame=[ssim] * T, ssim_mean=ssim, ssim_min=ssim, psnr=None, verdict=verdict)
-
-
-# scenario -> (level, verdict of request 1 per cache)
-OUTCOMES = {
-    "freed_address_reused": ("L1", {"fingerprint": CONTAMINATED, OUTSIDE: CLEAN, "hardened": CLEAN}),
-    "storage_swapped": ("L2", {"fingerprint": CONTAMINATED, OUTSIDE: CONTAMINATED, "hardened": CLEAN}),
-    "natural_reuse": ("L1", {"fingerprint": INCONCLUSIVE, OUTSIDE: INCONCLUSIVE, "hardened": CLEAN}),
-}
-
-
-def _results() -> Results:
-    records, clips = [], {}
-    for scenario, (level, outcome) in OUTCOMES.items():
-        for cache, verdict in outcome.items():
-            records.append(_record(cache, scenario, level, 0, INCONCLUSIVE))
-            records.append(_record(cache, scenario, level, 1, verdict, 0.11 if verdict == CONTAMINATED else 1.0,
-                                   prompt=EVIL))
-        if CONTAMINATED in outcome.values():
-            clips[f"toy/{scenario}/seed0/request1"] = Clip(
-                model="toy", scenario=scenario, level=level, seed=0, request=1, prompt=EVIL,
-                previous_prompt="blue square moving down", reference=encode_clip(_clip(200)),
-                designs={c: ClipDesign(frames=encode_clip(_clip(30 if v == CONTAMINATED else 200)), verdict=v)
-                         for c, v in outcome.items()})
-    return Results(
-        title="Report " + EVIL, kind="repro",
-        environment={"torch": "2.13.0", "device": "cpu", "device_name": "test cpu", "git_revision": "abc",
-                     "allocator": {"backend": "test"}, "command": "pytest"},
-        plan={"caches": ["fingerprint", OUTSIDE, "hardened"], "scenarios": list(OUTCOMES), "seeds": [0],
-              "requests": 2, "preset": "tiny", "steps": 2},
-        caches={"fingerprint": CacheInfo("fingerprint", "L0", "cache_impl.fingerprint_lru.FingerprintLRUCache"),
-                OUTSIDE: CacheInfo(OUTSIDE, "L1", "mypkg.caches.AVeryLongCacheClassNameIndeed"),
-                "hardened": CacheInfo("hardened", "L2", "cache_impl.hardened.HardenedCache")},
-        pair={"before": "fingerprint", "after": OUTSIDE}, records=records, clips=clips, complete=True)
-
-
 @pytest.fixture
 def results():
-    return _results()
+    return synthetic_results()
 
 
 @pytest.mark.core_model
@@ -248,7 +190,7 @@ def test_report_of_missing_folder_is_one_line_error_with_the_commands_prefix(cap
 def test_report_is_byte_identical_when_rerendered(results, tmp_path):
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
-        write_report(tmp_path / run, _results())
+        write_report(tmp_path / run, synthetic_results())
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert len(files) >= 6
     for name in files:
