@@ -80,8 +80,8 @@ def compare(parser, args) -> int:
         parser.error("--before and --after name the same cache")
     models = models_to_run(args, scenarios, {"toy": None})
     plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], models)
-    results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}", kind="compare",
-                      pair={"before": args.before, "after": args.after})
+    results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}",
+                      f"{parser.prog} compare", kind="compare", pair={"before": args.before, "after": args.after})
     after = results.records_of(cache=args.after)
     bad = [r for r in after if r.contaminated]
     if bad:

@@ -167,26 +167,27 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
     return plan, out, args.out is None
 
 
-def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, kind: str = "repro",
+def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str, kind: str = "repro",
             pair: dict | None = None) -> Results:
     """Run the matrix with progress, print the summary, write results and report, and
     point ``reports/latest`` (per kind) at the run once its report is written.
 
-    A failure midway ends the process with EXIT_FAILED and one line: results.json keeps
-    the finished cases, no report is written and the latest pointer is unchanged."""
+    A failure midway ends the process with EXIT_FAILED and one line prefixed with ``prog``:
+    results.json keeps the finished cases, no report is written and the latest pointer is
+    unchanged."""
     from harness.report import ReportError, write_report
 
     served = ", ".join(f"{m} ({len(s)} scenarios)" for m, s in plan.models.items() if s)
     say(f"running {served} x {len(plan.caches)} caches x {len(plan.seeds)} seeds, "
         f"{plan.requests} requests each, on {plan.device}; results in {out}")
     try:
-        results = run_matrix(plan, out, progress=say, title=title, kind=kind,
-                             pair=pair)
+        results = run_matrix(plan, out, progress=say, title=title, kind=kind, pair=pair)
     except ModelSpecError as exc:  # a user's factory that builds no model: one line, as for bad usage
         _discard_if_empty(out)
-        fail(f"error: {exc}", EXIT_USAGE)
+        fail(f"{prog}: error: {exc}", EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - a user's cache or model may raise anything
-        fail(f"error: the run failed midway: {type(exc).__name__}: {exc}; no report written "
+        _discard_if_empty(out)
+        fail(f"{prog}: error: the run failed midway: {type(exc).__name__}: {exc}; no report written "
              f"(finished cases, if any, are in {out / 'results.json'})", EXIT_FAILED)
     say("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")
     say(summary_table(results))
@@ -194,11 +195,11 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, kind: str
         rate = natural_reuse_rate(results.records, name)
         if rate:
             say(f"natural reuse on this machine ({name}): the allocator gave a request's prompt source a "
-                  f"freed address in {rate[0]}/{rate[1]} requests after the first")
+                f"freed address in {rate[0]}/{rate[1]} requests after the first")
     try:
         write_report(out, results)
     except (ReportError, OSError) as exc:
-        fail(f"error: cannot write the report in {out}: {exc}", EXIT_FAILED)
+        fail(f"{prog}: error: cannot write the report in {out}: {exc}", EXIT_FAILED)
     if update_latest:
         point_latest(out, kind)
     say(f"\n{results.environment['seconds']}s; results: {out / 'results.json'}")

@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     models = models_to_run(args, args.scenario or list(STRATEGIES), DEFAULT_MODELS)
     plan, out, update_latest = prepare_run(parser, args, args.cache, models)
-    execute(plan, out, update_latest, "Address-reuse report")
+    execute(plan, out, update_latest, "Address-reuse report", parser.prog)
     return 0
 
 

@@ -5,8 +5,6 @@ nothing left behind. Exit 2 for bad usage; 4 when a run or its report fails midw
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -249,7 +247,8 @@ def test_a_crashing_after_cache_in_compare_writes_no_report(capsys, tmp_path, mo
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, err = _run(capsys, main, ["compare", "--before", "fingerprint", "--after", "crashmod:CrashingCache",
                                          *SMALL])
-    _assert_one_line(code, out, err, "the run failed midway: RuntimeError: lookup exploded", expected_code=4)
+    _assert_one_line(code, out, err, "python -m harness compare: error: the run failed midway: RuntimeError: "
+                                     "lookup exploded", expected_code=4)
     runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
     assert len(runs) == 1 and not (runs[0] / "report.md").exists() and not (runs[0] / "report.html").exists()
     assert (reports / "latest").readlink().name == "earlier" and not (reports / "latest-compare").exists()
@@ -262,7 +261,7 @@ def test_an_unwritable_report_in_a_run_is_exit_4(capsys, tmp_path, reports):
     (out_dir / "report.html").mkdir(parents=True)
     code, out, err = _run(capsys, main, ["--model", "toy", "--cache", "fingerprint", "weakref", *SMALL,
                                          "--out", str(out_dir)])
-    _assert_one_line(code, out, err, "cannot write the report", expected_code=4)
+    _assert_one_line(code, out, err, "python -m repro: error: cannot write the report", expected_code=4)
     assert not (out_dir / "report.md").exists() and (out_dir / "results.json").is_file()
     assert (reports / "latest").readlink().name == "earlier"
 
@@ -280,16 +279,3 @@ def test_two_runs_in_the_same_second_get_two_folders(tmp_path):
     from harness.run import new_run_dir
     first, second = new_run_dir(tmp_path), new_run_dir(tmp_path)
     assert first != second and first.is_dir() and second.is_dir()
-
-
-@pytest.mark.diffusion
-def test_output_piped_into_head_is_no_traceback(tmp_path):
-    out_dir = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "weakref",
-                             *SMALL, "--out", str(out_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    proc.stdout.readline()  # as `| head -1` does: read one line, then stop reading
-    proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=300) == 0, err
-    assert "Traceback" not in err and "BrokenPipe" not in err, err
-    assert (out_dir / "report.html").is_file()  # the run went on and wrote its report

@@ -121,6 +121,21 @@ def test_cli_writes_results_and_summary(tmp_path):
     assert by_cache["fingerprint"].verdict == CONTAMINATED and by_cache["hardened"].verdict == CLEAN
 
 
+def test_output_piped_into_head_is_no_traceback(tmp_path):
+    """`python -m repro | head -1`: the reader stops, the run goes on quietly (a slow check:
+    a CLI run in a subprocess; tests/test_bad_input.py lists the other bad input)."""
+    out_dir = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "weakref",
+                             "--seed", "0", "--requests", "2", "--steps", "2", "--scenario", "freed_address_reused",
+                             "--out", str(out_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()  # as `| head -1` does: read one line, then stop reading
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    assert (out_dir / "report.html").is_file()  # the run went on and wrote its report
+
+
 @pytest.mark.core_model
 def test_entries_dropped_counts_stale_entries(matrix):
     """Forced reuse with the weakref design: each later request finds the previous
