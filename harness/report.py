@@ -463,12 +463,14 @@ class _Renderer:
         self.ffmpeg = ffmpeg_path()
 
     def pair_clip(self, clip: Clip, video: bool) -> tuple[list, tuple[str, dict]]:
-        """Blocks for one before/after clip, and its per-frame SSIM for the plot."""
+        """Blocks for one before/after clip (reference | before | after; reference | cache
+        when the run had one cache), and its per-frame SSIM for the plot."""
         results = self.results
         before, after = results.pair["before"], results.pair["after"]
+        roles = (("before", before), ("after", after)) if before != after else (("cache", before),)
         reference = decode_clip(clip.reference)
         outputs = {}
-        for role, cache in (("before", before), ("after", after)):
+        for role, cache in roles:
             design = clip.design(cache)
             outputs[role] = (cache, design.verdict, decode_clip(design.frames))
         ssim = {role: frame_ssim(reference, frames) for role, (_, _, frames) in outputs.items()}
@@ -479,22 +481,24 @@ class _Renderer:
         captions = [[f"frame {t + 1}/{count}" for t in range(count)]] + [
             [f"SSIM {ssim[role][t]:.3f}" for t in range(count)] for role in outputs]
         frames = side_by_side(panels, captions)
-        stem = _slug(f"{clip.model}-{clip.scenario}-seed{clip.seed}-r{clip.request}-{before}-vs-{after}")
+        names = "-vs-".join(dict.fromkeys((before, after)))
+        stem = _slug(f"{clip.model}-{clip.scenario}-seed{clip.seed}-r{clip.request}-{names}")
         gif, mp4 = f"videos/{stem}.gif", f"videos/{stem}.mp4"
         self.files[gif] = encode_gif(frames)
         if video and self.ffmpeg:
             self.files[mp4] = encode_mp4(frames, self.ffmpeg)
         else:
             mp4 = ""
-        (bc, bv, _), (ac, av, _) = outputs["before"], outputs["after"]
         summary = lambda role: (f"{np.mean(ssim[role]):.3f} mean, {min(ssim[role]):.3f} min "  # noqa: E731
                                 f"(per frame: {' '.join(f'{s:.2f}' for s in ssim[role])})")
+        shown = " | ".join(f"{role} {cache} ({verdict})" for role, (cache, verdict, _) in outputs.items())
         blocks = [
             Heading(f"{clip.model}: {clip.scenario} ({clip.level}), seed {clip.seed}, request {clip.request}", 3),
             Para(f"The request asked for \"{clip.prompt}\"; the previous one for \"{clip.previous_prompt}\"."),
-            Video(mp4, gif, f"{clip.model} {clip.scenario}: reference | before {bc} ({bv}) | after {ac} ({av})"),
-            Para(f"SSIM to the reference: before ({bc}, {bv}) {summary('before')}; "
-                 f"after ({ac}, {av}) {summary('after')}."),
+            Video(mp4, gif, f"{clip.model} {clip.scenario}: reference | {shown}"),
+            Para("SSIM to the reference: " + "; ".join(
+                f"{role} ({cache}, {verdict}) {summary(role)}" for role, (cache, verdict, _) in outputs.items())
+                 + "."),
         ]
         plot = (f"{clip.model}: {clip.scenario} r{clip.request}",
                 {cache: [(t, s, verdict != INCONCLUSIVE) for t, s in enumerate(ssim[role])]
@@ -523,12 +527,15 @@ class _Renderer:
             blocks.append(Para("INCOMPLETE RUN: the run stopped early; this report shows the cases it finished."))
         headline, others = _pair_clips(results)
         after_level = results.caches[after].declared_level
+        tiles = f"before ({before}) | after ({after})" if before != after else f"{before}"
+        which = f"{before} or {after} was" if before != after else f"{before} was"
         blocks += [Heading(f"Before / after: {before} ({_declared(results, before)}) vs "
-                           f"{after} ({_declared(results, after)})"),
-                   Para(f"Each video: the cache-free reference | before ({before}) | after ({after}), the same "
-                        f"request and seed, frames in step, the SSIM of each frame to the reference under its "
-                        f"tile. Shown: the scenarios up to {after}'s declared level"
-                        f"{' (' + after_level + ')' if after_level else ''} in which either was contaminated.")]
+                           f"{after} ({_declared(results, after)})" if before != after else
+                           f"{before} ({_declared(results, before)}) against the cache-free reference"),
+                   Para(f"Each video: the cache-free reference | {tiles}, the same request and seed, frames in "
+                        f"step, the SSIM of each frame to the reference under its tile. Shown: the scenarios up "
+                        f"to {after}'s declared level{' (' + after_level + ')' if after_level else ''} in which "
+                        f"{which} contaminated.")]
         # Above the fold: the first pair, then the verdicts; the other pairs follow.
         frame_plots = []
         for i, clip in enumerate(headline):
@@ -539,8 +546,8 @@ class _Renderer:
             blocks += b
             frame_plots.append(plot)
         if not headline:
-            blocks.append(Para(f"Neither {before} nor {after} was contaminated in a scenario up to {after}'s "
-                               f"declared level in this run: there is no before/after pair to show."))
+            blocks.append(Para(f"In this run, {which} contaminated in no scenario up to {after}'s declared "
+                               f"level: there is nothing to show there."))
         elif not self.ffmpeg:
             blocks.append(Para(MP4_MISSING + "; the GIFs show the same frames."))
         if len(headline) < 2:
@@ -571,8 +578,8 @@ class _Renderer:
                    Figure("ssim_requests.png", "min SSIM per request and design (hollow: inconclusive)")]
         if others:
             blocks += [Heading(f"Beyond {after}'s level, and the rest"),
-                       Para(f"Scenarios where {before} or {after} was contaminated outside the headline: "
-                            f"above {after}'s declared level, what that level does not cover.")]
+                       Para(f"Scenarios in which {which} contaminated outside the headline: above {after}'s "
+                            f"declared level, what that level does not cover.")]
             for clip in others:
                 b, plot = self.pair_clip(clip, video=False)
                 blocks += b

@@ -75,6 +75,16 @@ def test_the_report_leads_with_the_pair_then_the_verdicts(results, tmp_path):
 
 
 @pytest.mark.core_model
+def test_a_run_of_one_cache_shows_it_against_the_reference_only(results, tmp_path):
+    results.pair = {"before": OUTSIDE, "after": OUTSIDE}
+    write_report(tmp_path, results)
+    md = (tmp_path / "report.md").read_text()
+    assert f"## {OUTSIDE} (declared L1) against the cache-free reference" in md
+    assert f"SSIM to the reference: cache ({OUTSIDE}, contaminated)" in md  # storage_swapped, above L1
+    assert "before" not in md.split("## Verdicts")[0]
+
+
+@pytest.mark.core_model
 def test_evidence_lists_the_after_caches_conclusive_requests(results, tmp_path):
     write_report(tmp_path, results)
     md = (tmp_path / "report.md").read_text()
