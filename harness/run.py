@@ -3,6 +3,7 @@ each request compared against a cache-free run of the same prompt and seed."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 import time
@@ -163,7 +164,7 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
         checks[index] = KVCheck(model, sources)
         return checks[index]
 
-    records, pending = [], []
+    records = []
     with cuda_memory_history(device) as history:
         # Each request is compared while it is live: when the loop asks for the next
         # one, its tensors are freed and the next prompt encoded at once, as a server does.
@@ -173,7 +174,7 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
             # Only the first role's prompt differs between requests: a false hit on the
             # (constant) negative prompt's source would return equal K/V and prove nothing.
             reused = req.reused_from[roles[0]] is not None
-            pending.append(dict(
+            records.append(Record(
                 model=model.name, scenario=scenario, level=str(strategy.level), cache=cache, device=str(device),
                 seed=seed, request_seed=req.seed, request=req.index, prompt=req.prompt, address_reused=reused,
                 addresses={role: hex(a) for role, a in req.addresses.items()}, reused_from=req.reused_from,
@@ -182,16 +183,15 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
                 verdict=CONTAMINATED if check.false_hits else (CLEAN if reused else INCONCLUSIVE),
                 cache_stats=req.stats, entries_after=req.entries_after, entries_dropped=req.entries_dropped))
             if showcase is not None:
-                showcase.setdefault(req.index, {})[cache] = (req.frames.numpy().copy(), pending[-1]["verdict"])
+                showcase.setdefault(req.index, {})[cache] = (req.frames.numpy().copy(), records[-1].verdict)
             del check, req
-    for fields in pending:
-        addresses = {role: int(a, 16) for role, a in fields["addresses"].items()}
-        events = None
-        if "snapshot" in history:
-            events = {role: address_events(history["snapshot"], a) for role, a in addresses.items()}
-        elif device.type == "cuda":
-            events = {"unavailable": history.get("unavailable", "")}
-        records.append(Record(**fields, allocator_events=events))
+    if "snapshot" in history:  # the caching allocator's own trace at each prompt address
+        records = [dataclasses.replace(r, allocator_events={
+            role: address_events(history["snapshot"], int(a, 16)) for role, a in r.addresses.items()})
+            for r in records]
+    elif device.type == "cuda":
+        records = [dataclasses.replace(r, allocator_events={"unavailable": history.get("unavailable", "")})
+                   for r in records]
     return records
 
 
