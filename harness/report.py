@@ -635,8 +635,8 @@ def write_report(folder: Path, results: Results | None = None) -> None:
     try:
         renderer = _Renderer(results)
         blocks = renderer.blocks()
-    except (KeyError, IndexError, TypeError) as exc:  # records that the format allows but that do not fit
-        raise ReportError(f"results do not describe a consistent run: {type(exc).__name__}: {exc}") from None
+    except (KeyError, IndexError, TypeError) as exc:  # parts that the format allows but that do not fit
+        raise ResultsError(f"results do not describe a consistent run: {type(exc).__name__}: {exc}") from None
     files = dict(renderer.files)
     files["report.md"] = render_markdown(blocks).encode()
     files["report.html"] = render_html(blocks, renderer.files, results.title).encode()

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cache_impl import Level
 from repro.scenarios import INCONCLUSIVE
 
 # A request's verdict. Inconclusive: its prompt source did not land on a freed
@@ -112,6 +113,7 @@ class Record:
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ResultsError(f"record verdict {self.verdict!r}: expected one of {', '.join(VERDICTS)}")
+        _check_level(self.level, "record level")
 
     @property
     def conclusive(self) -> bool:
@@ -141,6 +143,17 @@ class CacheInfo:
     declared_level: str | None  # "L0".."L3" as the cache states it; None when it states none
     provenance: str  # module.qualname of the class or factory, and its file
 
+    def __post_init__(self):
+        if self.declared_level is not None:
+            _check_level(self.declared_level, "declared level")
+
+
+def _check_level(text: str, what: str) -> None:
+    try:
+        Level.parse(text)
+    except ValueError as exc:
+        raise ResultsError(f"{what}: {exc}") from None
+
 
 @dataclass(frozen=True)
 class ClipDesign:
@@ -161,6 +174,9 @@ class Clip:
     previous_prompt: str | None
     reference: str
     designs: dict  # cache spec -> ClipDesign
+
+    def __post_init__(self):
+        _check_level(self.level, "clip level")
 
     def design(self, cache: str) -> ClipDesign | None:
         return self.designs.get(cache)
@@ -185,7 +201,7 @@ class Results:
         return {"title": self.title, "kind": self.kind, "environment": self.environment, "plan": self.plan,
                 "caches": {k: dataclasses.asdict(v) for k, v in self.caches.items()}, "pair": self.pair,
                 "models": self.models, "records": [r.to_json() for r in self.records],
-                "clips": {k: {**dataclasses.asdict(c)} for k, c in self.clips.items()},
+                "clips": {k: dataclasses.asdict(c) for k, c in self.clips.items()},
                 "complete": self.complete}
 
     @classmethod
