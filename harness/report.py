@@ -239,7 +239,8 @@ def side_by_side(panels: list[tuple[str, np.ndarray]], captions: list[list[str]]
 def encode_gif(frames: list[np.ndarray]) -> bytes:
     # A small palette without dithering: flat shapes and text, and dithering would
     # triple the file for no visible gain.
-    flat = [np.asarray(Image.fromarray(f).quantize(GIF_COLOURS, dither=Image.Dither.NONE).convert("RGB"))
+    flat = [np.asarray(Image.fromarray(f).quantize(GIF_COLOURS, method=Image.Quantize.FASTOCTREE,
+                                                  dither=Image.Dither.NONE).convert("RGB"))
             for f in frames]
     buf = io.BytesIO()
     iio.imwrite(buf, np.stack(flat), extension=".gif", duration=FRAME_MS, loop=0)
