@@ -7,11 +7,12 @@ from pathlib import Path
 
 from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
 from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
+from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
+                         OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
+                         say, seconds_argument, seed_argument)
+from harness.run import REPORTS
 from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
 from repro.scenarios import CONTRACTS
-from harness.cli import (STRATEGIES, OneLineParser, add_run_options, execute, level_argument, models_to_run,
-                         prepare_run, seconds_argument, seed_argument)
-from harness.run import CONTAMINATED, INCONCLUSIVE, REPORTS
 from harness.scan import add_arguments as add_scan_arguments
 
 
@@ -51,8 +52,11 @@ def build_parser() -> OneLineParser:
 
     c = sub.add_parser("compare", help="before/after report for two caches; a CI gate",
                        description="Serve the pipeline scenarios up to the required level with BEFORE "
-                                   "and AFTER, write the before/after report, and exit 1 when AFTER "
-                                   "contaminates any request (3 when no request was conclusive).")
+                                   "and AFTER and write the before/after report (reports/latest-compare "
+                                   "points at it). Exit 0 when AFTER contaminated no request and had "
+                                   "conclusive ones, 1 when it contaminated any, 2 for bad usage, 3 when no "
+                                   "request of AFTER was conclusive, 4 when the run or its report failed "
+                                   "midway (no report written).")
     c.add_argument("--before", required=True, metavar="SPEC", help=specs)
     c.add_argument("--after", required=True, metavar="SPEC", help=specs)
     c.add_argument("--require", type=level_argument, choices=LEVELS[1:], default=Level.L1,
@@ -83,9 +87,13 @@ def build_parser() -> OneLineParser:
                     "clean, 1 address-dependent, 3 inconclusive (no address was reused), 4 nondeterministic "
                     "(the never-reuse runs disagree), 2 for bad usage or a missing never-reuse allocator."))
 
-    r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)")
+    r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)",
+                       description="Re-render report.md, report.html, videos and plots from FOLDER/results.json. "
+                                   "Exit 2 when results.json is missing or not in the results format, 4 when "
+                                   "the report cannot be written (nothing is written then).")
     r.add_argument("folder", nargs="?", type=Path, default=REPORTS / "latest",
                    help="a run folder holding results.json (default: reports/latest)")
+    parser.report = r  # report errors carry its prefix, as the other commands' do
     return parser
 
 
@@ -95,20 +103,38 @@ def compare(parser, args) -> int:
         parser.error("--before and --after name the same cache")
     models = models_to_run(args, scenarios, {"toy": None})
     plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], models)
-    results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}")
-    after = [r for r in results["records"] if r["cache"] == args.after]
-    bad = [r for r in after if r["verdict"] == CONTAMINATED]
+    results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}",
+                      f"{parser.prog} compare", kind="compare", pair={"before": args.before, "after": args.after})
+    after = results.records_of(cache=args.after)
+    bad = [r for r in after if r.contaminated]
     if bad:
-        print(f"FAIL: after ({args.after}) contaminated {len(bad)} request(s):")
+        say(f"FAIL: after ({args.after}) contaminated {len(bad)} request(s):")
         for r in bad:
-            print(f"  {r['model']} {r['scenario']} seed {r['seed']} request {r['request']} ({r['prompt']!r}): "
-                  f"{r['false_hits']}/{r['kv_lookups']} K/V lookups returned another request's K/V, "
-                  f"min SSIM {r['ssim_min']:.2f}")
-        return 1
-    if all(r["verdict"] == INCONCLUSIVE for r in after):
-        print(f"INCONCLUSIVE: no request of {args.after} had its address reused; nothing was proven")
-        return 3
-    print(f"PASS: after ({args.after}) contaminated no request in {', '.join(scenarios)}")
+            say(f"  {r.model} {r.scenario} seed {r.seed} request {r.request} ({r.prompt!r}): "
+                f"{r.false_hits}/{r.kv_lookups} K/V lookups returned another request's K/V, min SSIM {r.ssim_min:.2f}")
+        return EXIT_CONTAMINATED
+    proven = list(dict.fromkeys(f"{r.model} {r.scenario}" for r in after if r.conclusive))
+    unproven = [f"{m} {s}" for m, s in results.rows() if f"{m} {s}" not in proven]
+    if not proven:
+        say(f"INCONCLUSIVE: no request of {args.after} had its address reused; nothing was proven")
+        return EXIT_NOTHING_CONCLUSIVE
+    conclusive = sum(r.conclusive for r in after)
+    say(f"PASS: after ({args.after}) contaminated none of {conclusive} conclusive requests in {', '.join(proven)}"
+        + (f"; inconclusive, not claimed: {', '.join(unproven)}" if unproven else ""))
+    return 0
+
+
+def report(parser, args) -> int:
+    from harness.differential import rerender
+    from harness.report import ReportError, ResultsError, write_report
+    try:
+        if not rerender(args.folder):  # a differential check's folder has a report of its own
+            write_report(args.folder)
+    except (ResultsError, ValueError) as exc:  # ValueError: a differential results file that is not whole
+        parser.exit(EXIT_USAGE, f"{parser.prog}: error: {exc}\n")
+    except (ReportError, OSError) as exc:
+        parser.exit(EXIT_FAILED, f"{parser.prog}: error: cannot write the report in {args.folder}: {exc}\n")
+    say(f"report: {args.folder / 'report.md'}  {args.folder / 'report.html'}")
     return 0
 
 
@@ -138,16 +164,7 @@ def main(argv=None) -> int:
         from harness.bench import run_bench
         run_bench()
         return 0
-    from harness.differential import rerender
-    from harness.report import write_report
-    try:
-        if not rerender(args.folder):  # a differential check's folder has its own report
-            write_report(args.folder)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"report: {args.folder / 'report.md'}  {args.folder / 'report.html'}")
-    return 0
+    return report(parser, args)
 
 
 if __name__ == "__main__":

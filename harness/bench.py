@@ -220,7 +220,7 @@ def matrix_seconds() -> float:
     plan = RunPlan(caches=list(DESIGNS), models=models, seeds=[0, 1], requests=3, device=torch.device("cpu"))
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        run_matrix(plan, Path(tmp), progress=lambda line: None, update_latest=False)
+        run_matrix(plan, Path(tmp), progress=lambda line: None)
         return time.perf_counter() - start
 
 

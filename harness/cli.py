@@ -5,18 +5,32 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
 import torch
 
 from cache_impl import CacheSpecError, Level, resolve
+from harness.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
 from repro.models import MODELS, REAL_MODELS, ModelSpecError, check_model_spec
 from repro.models.toy import PRESETS, preset
 from repro.serving import STRATEGIES
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+
+# Limits checked before any work: a run past them would not finish in a day on any box.
+MAX_REQUESTS = 1000
+MAX_STEPS = 1000
+MAX_THREADS = 1024
+
+# Exit codes of the commands that run the matrix (README, "Compare two caches").
+EXIT_CONTAMINATED = 1  # compare: the after cache contaminated a request
+EXIT_USAGE = 2  # bad input, one line, nothing written
+EXIT_NOTHING_CONCLUSIVE = 3  # compare: no request of the after cache was conclusive
+EXIT_FAILED = 4  # the run or its report failed midway: no report written, reports/latest unchanged
 
 # ``python -m repro`` without --model: the toy in every scenario, the real Helios
 # transformer in the scenarios of the seed's bug and of what its fix leaves open.
@@ -58,22 +72,27 @@ def seed_argument(text: str) -> int:
     return value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def count_argument(limit: int):
+    """An integer from 1 to ``limit``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if not 1 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"must be between 1 and {limit}, got {value}")
+        return value
+    return parse
 
 
 def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
     """Options shared by ``python -m repro`` and ``python -m harness compare``."""
     p.add_argument("--scenario", nargs="+", choices=list(STRATEGIES), default=None, metavar="NAME",
                    help=f"{scenarios_help}; one or more of {', '.join(STRATEGIES)}")
-    p.add_argument("--requests", type=_positive_int, default=3, help="requests per case (default 3)")
-    p.add_argument("--steps", type=_positive_int, default=None, help="denoise steps (default: the model's)")
+    p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=3,
+                   help=f"requests per case, 1 to {MAX_REQUESTS} (default 3)")
+    p.add_argument("--steps", type=count_argument(MAX_STEPS), default=None,
+                   help=f"denoise steps, 1 to {MAX_STEPS} (default: the model's)")
     p.add_argument("--model", nargs="+", metavar="NAME", default=None,
                    help=f"models to serve: {', '.join(MODELS)} (real diffusers architectures, tiny and "
                         "seeded) or package.module:factory for your own")
@@ -83,17 +102,30 @@ def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
                    help="model dtype (default: the toy preset's; real models bfloat16 on CUDA, float32 on CPU)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when available, else CPU")
-    p.add_argument("--seed", nargs="+", type=int, default=[0, 1], help="one or more seeds (default: 0 1)")
-    p.add_argument("--threads", type=_positive_int, default=1,
+    p.add_argument("--seed", nargs="+", type=seed_argument, default=[0, 1],
+                   help="one or more seeds, 0 to 2**32 - 1 (default: 0 1)")
+    p.add_argument("--threads", type=count_argument(MAX_THREADS), default=1,
                    help="torch intra-op threads on the CPU (default 1: the tiny models' ops are too small to "
                         "gain from more, and on a shared machine spinning threads made runs 2-5x slower)")
     p.add_argument("--out", type=Path, default=None,
-                   help="output folder (default: reports/<run-id>, with reports/latest pointing at it)")
+                   help="output folder (default: a new reports/<run-id>, with reports/latest pointing at it "
+                        "once its report is written)")
+
+
+def reject_duplicates(parser: argparse.ArgumentParser, **lists) -> None:
+    """``--cache a a`` would serve and count every request of ``a`` twice: refuse it."""
+    for option, values in lists.items():
+        seen = set()
+        for v in values or ():
+            if v in seen:
+                parser.error(f"--{option} names {v} twice")
+            seen.add(v)
 
 
 def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models: dict[str, list[str]]):
-    """Validate everything before any work starts; bad input ends in ``parser.error`` (exit 2).
-    ``models``: model spec -> the scenarios to serve it in."""
+    """Validate everything before any work starts; bad input ends in ``parser.error`` (exit 2)
+    and leaves nothing behind. ``models``: model spec -> the scenarios to serve it in."""
+    reject_duplicates(parser, cache=caches, seed=args.seed, scenario=args.scenario, model=args.model)
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: no CUDA device is available")
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
@@ -110,52 +142,89 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
         parser.error(str(exc))
     if any(spec in REAL_MODELS for spec in models) and importlib.util.find_spec("diffusers") is None:
         parser.error("the real models need diffusers: pip install -e . (or make repro) installs the pinned version")
-    out = args.out if args.out is not None else new_run_dir()
-    if out.exists() and not out.is_dir():
-        parser.error(f"--out {out}: exists and is not a folder")
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        if created and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
-        parser.error(f"--out {out}: cannot write there ({exc.strerror or exc})")
+    if args.out is not None:
+        out = args.out
+        if out.exists() and not out.is_dir():
+            parser.error(f"--out {out}: exists and is not a folder")
+        created = not out.exists()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            if created and out.is_dir() and not any(out.iterdir()):
+                out.rmdir()
+            parser.error(f"--out {out}: cannot write there ({exc.strerror or exc})")
+    else:
+        try:
+            out = new_run_dir()
+        except OSError as exc:
+            parser.error(f"cannot make a run folder under reports/ ({exc.strerror or exc})")
     torch.set_num_threads(args.threads)
     plan = RunPlan(caches=caches, models=models, seeds=args.seed, requests=args.requests, device=device,
                    steps=args.steps, preset=args.preset, dtype=DTYPES.get(args.dtype))
     return plan, out, args.out is None
 
 
-def execute(plan: RunPlan, out: Path, update_latest: bool, title: str) -> dict:
-    """Run the matrix with progress, print the summary, write results and report."""
-    from harness.report import write_report
+def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str, kind: str = "repro",
+            pair: dict | None = None) -> Results:
+    """Run the matrix with progress, print the summary, write results and report, and
+    point ``reports/latest`` (per kind) at the run once its report is written.
+
+    A failure midway ends the process with EXIT_FAILED and one line prefixed with ``prog``:
+    results.json keeps the finished cases, no report is written and the latest pointer is
+    unchanged."""
+    from harness.report import ReportError, write_report
 
     served = ", ".join(f"{m} ({len(s)} scenarios)" for m, s in plan.models.items() if s)
-    print(f"running {served} x {len(plan.caches)} caches x {len(plan.seeds)} seeds, "
-          f"{plan.requests} requests each, on {plan.device}; results in {out}", flush=True)
+    say(f"running {served} x {len(plan.caches)} caches x {len(plan.seeds)} seeds, "
+        f"{plan.requests} requests each, on {plan.device}; results in {out}")
     try:
-        results = run_matrix(plan, out, progress=lambda line: print(line, flush=True),
-                             update_latest=update_latest, title=title)
+        results = run_matrix(plan, out, progress=say, title=title, kind=kind, pair=pair)
     except ModelSpecError as exc:  # a user's factory that builds no model: one line, as for bad usage
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    print("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")
-    print(summary_table(results["records"], plan.caches))
-    for name in results["models"]:
-        natural = [r for r in results["records"]
-                   if r["model"] == name and r["scenario"] == "natural_reuse" and r["request"] > 0]
-        if natural:
-            reused = sum(r["address_reused"] for r in natural)
-            print(f"natural reuse on this machine ({name}): the allocator gave a request's prompt source a "
-                  f"freed address in {reused}/{len(natural)} requests after the first")
-    write_report(out, results)
-    print(f"\n{results['environment']['seconds']}s; results: {out / 'results.json'}")
-    print(f"report: {out / 'report.md'}  {out / 'report.html'}")
+        _discard_if_empty(out)
+        fail(f"{prog}: error: {exc}", EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - a user's cache or model may raise anything
+        _discard_if_empty(out)
+        fail(f"{prog}: error: the run failed midway: {type(exc).__name__}: {exc}; no report written "
+             f"(finished cases, if any, are in {out / 'results.json'})", EXIT_FAILED)
+    say("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")
+    say(summary_table(results))
+    for name in results.models:
+        rate = natural_reuse_rate(results.records, name)
+        if rate:
+            say(f"natural reuse on this machine ({name}): the allocator gave a request's prompt source a "
+                f"freed address in {rate[0]}/{rate[1]} requests after the first")
+    try:
+        write_report(out, results)
+    except (ReportError, OSError) as exc:
+        fail(f"{prog}: error: cannot write the report in {out}: {exc}", EXIT_FAILED)
+    if update_latest:
+        point_latest(out, kind)
+    say(f"\n{results.environment['seconds']}s; results: {out / 'results.json'}")
+    say(f"report: {out / 'report.md'}  {out / 'report.html'}")
     return results
 
+
+def say(line: str = "") -> None:
+    """Print a line of progress or summary. Output piped into a reader that stopped
+    (``| head``) is dropped, and the run goes on to write its results and report."""
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def fail(line: str, code: int):
+    print(line, file=sys.stderr)
+    raise SystemExit(code)
+
+
+def _discard_if_empty(folder: Path) -> None:
+    """Remove a run folder that holds nothing (the run never started)."""
+    if folder.is_dir() and not any(folder.iterdir()):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def models_to_run(args, scenarios: list[str], default: dict[str, tuple[str, ...] | None]) -> dict[str, list[str]]:

@@ -32,8 +32,8 @@ import torch
 from harness.cli import DTYPES, prepare_run
 from harness.environment import describe
 from harness.metrics import compare_outputs
-from harness.results import point_latest, write_atomic, write_json
-from harness.run import case_requests, decode_clip, encode_clip
+from harness.results import decode_clip, encode_clip, point_latest, write_atomic, write_json
+from harness.run import case_requests
 from repro import never_reuse
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
@@ -218,7 +218,7 @@ def describe_reuse(reused: list[dict]) -> str:
 
 def build_blocks(results: dict, folder: Path) -> list:
     # Imported here: the report pulls in matplotlib, which the command line needs only now.
-    from harness.report import Code, Figure, Heading, Para, Table, side_by_side, write_gif
+    from harness.report import Code, Figure, Heading, Para, Table, encode_gif, side_by_side
 
     plan, env = results["plan"], results["environment"]
     blocks: list = [Heading(results["title"], 1), Para(
@@ -253,7 +253,7 @@ def build_blocks(results: dict, folder: Path) -> list:
                   ("normal allocator\nDIVERGED", decode_clip(clip["normal"]))]
         (folder / "gifs").mkdir(exist_ok=True)
         name = "gifs/first-diverged.gif"
-        write_gif(folder / name, side_by_side(panels))
+        write_atomic(folder / name, encode_gif(side_by_side(panels)))
         blocks += [Heading("First diverging request"),
                    Para(f"Seed {first['seed']}, request {first['request']} ({first['prompt']!r}): never-reuse "
                         f"allocator | normal allocator, frames in step."),
@@ -292,24 +292,24 @@ def rerender(folder: Path) -> bool:
 # --- the command ------------------------------------------------------------------
 
 def add_arguments(p) -> None:
-    from harness.cli import seed_argument, _positive_int
+    from harness.cli import MAX_REQUESTS, MAX_STEPS, count_argument, seed_argument
     p.add_argument("--model", required=True, metavar="NAME",
                    help="toy, helios, wan, or package.module:factory for your own")
     p.add_argument("--cache", metavar="SPEC", default=None,
                    help="attach this cache design first, to demonstrate (default: the model as it is, "
                         "with whatever caches it has built in)")
-    p.add_argument("--requests", type=_positive_int, default=DEFAULT_REQUESTS,
+    p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=DEFAULT_REQUESTS,
                    help=f"requests per seed (default {DEFAULT_REQUESTS})")
     p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
                    help="seeds; their requests are served in one stream "
                         f"(default: {' '.join(map(str, DEFAULT_SEEDS))})")
-    p.add_argument("--steps", type=_positive_int, default=None, help="denoise steps (default: the model's)")
+    p.add_argument("--steps", type=count_argument(MAX_STEPS), default=None, help="denoise steps (default: the model's)")
     p.add_argument("--dtype", choices=list(DTYPES), default=None, help="model dtype (default: the model's)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when available, else CPU")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default: reports/<run-id>, with reports/latest pointing at it)")
-    p.set_defaults(preset="tiny", threads=1)
+    p.set_defaults(preset="tiny", threads=1, scenario=None)
 
 
 def _give_up(message: str, out: Path, existed: bool) -> int:
@@ -346,7 +346,7 @@ def main(parser, args) -> int:
     results = build_results(plan, args.cache, outputs, time.perf_counter() - started)
     write_results(out, results)
     if update_latest:
-        point_latest(out)
+        point_latest(out, kind="differential")
     for r in results["records"]:
         reused = describe_reuse(r["reused"])
         print(f"  seed {r['seed']} request {r['request']}: {r['verdict']:12} latents "

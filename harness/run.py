@@ -3,26 +3,24 @@ each request compared against a cache-free run of the same prompt and seed."""
 
 from __future__ import annotations
 
-import base64
-import io
+import dataclasses
+import itertools
+import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import numpy as np
 import torch
 
-from cache_impl import resolve
-from harness.environment import describe
+from cache_impl import declared_level, resolve
+from harness.environment import ROOT, describe
 from harness.metrics import compare_outputs
-from harness.results import point_latest, write_json
+from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
+                             encode_clip, save, tally)
 from repro.models import VideoModel, load_model
 from repro.models.toy import DEFAULT_PROMPTS
-from repro.scenarios import INCONCLUSIVE
 from repro.serving import STRATEGIES, address_events, cuda_memory_history, serve
-
-CONTAMINATED, CLEAN = "contaminated", "clean"  # request verdicts; INCONCLUSIVE as in the catalogue
 
 
 @dataclass
@@ -44,18 +42,6 @@ class RunPlan:
 
     def build(self, spec: str) -> VideoModel:
         return load_model(spec, self.device, steps=self.steps, preset=self.preset, dtype=self.dtype)
-
-
-def encode_clip(frames: torch.Tensor) -> str:
-    """(T, H, W, 3) uint8 frames -> base64 of a compressed .npy, so results.json alone
-    can re-render the report's GIFs."""
-    buf = io.BytesIO()
-    np.savez_compressed(buf, frames=frames.numpy())
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def decode_clip(text: str) -> np.ndarray:
-    return np.load(io.BytesIO(base64.b64decode(text)))["frames"]
 
 
 class References:
@@ -95,24 +81,42 @@ class KVCheck:
             self.false_hits += 1
 
 
-def run_matrix(plan: RunPlan, out_dir: Path, progress=print, update_latest: bool = True,
-               title: str = "Address-reuse report") -> dict:
-    """Run every case, writing ``results.json`` after each one. Returns the results."""
+def describe_cache(spec: str, factory) -> CacheInfo:
+    """What a report needs to know about a cache, taken once, at run time."""
+    level = declared_level(factory)
+    where = getattr(factory, "__module__", None) or type(factory).__module__
+    name = getattr(factory, "__qualname__", None) or type(factory).__qualname__
+    module = sys.modules.get(where)
+    source = getattr(module, "__file__", None)
+    if source:
+        try:
+            source = str(Path(source).resolve().relative_to(ROOT))
+        except ValueError:
+            source = str(Path(source).resolve())
+    return CacheInfo(spec=spec, declared_level=str(level) if level is not None else None,
+                     provenance=f"{where}.{name}" + (f" ({source})" if source else ""))
+
+
+def headline_pair(caches: list[str]) -> dict:
+    """The pair a report leads with: the pre-fix cache before and the seed fix after when
+    both ran, else the first two caches (one cache: it is both)."""
+    if "fingerprint" in caches and "weakref" in caches:
+        return {"before": "fingerprint", "after": "weakref"}
+    return {"before": caches[0], "after": caches[1] if len(caches) > 1 else caches[0]}
+
+
+def run_matrix(plan: RunPlan, out_dir: Path, progress=print, title: str = "Address-reuse report",
+               kind: str = "repro", pair: dict | None = None) -> Results:
+    """Run every case, writing ``results.json`` after each one (an interrupted run
+    keeps the cases it finished). Returns the results."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    if update_latest:
-        point_latest(out_dir)
     factories = {name: resolve(name) for name in plan.caches}
-    results = {
-        "title": title,
-        "environment": describe(plan.device),
-        "plan": {"caches": plan.caches, "models": plan.models, "scenarios": plan.scenarios, "seeds": plan.seeds,
-                 "requests": plan.requests, "preset": plan.preset, "steps": plan.steps,
-                 "prompts": list(plan.prompts)},
-        "models": {},  # model name -> what it is (class, dimensions, dtype, steps, negative prompt)
-        "records": [],
-        "clips": {},  # clip id -> encoded frames, for the report
-        "complete": False,
-    }
+    results = Results(
+        title=title, kind=kind, environment=describe(plan.device),
+        plan={"caches": plan.caches, "models": plan.models, "scenarios": plan.scenarios, "seeds": plan.seeds,
+              "requests": plan.requests, "preset": plan.preset, "steps": plan.steps, "prompts": list(plan.prompts)},
+        caches={name: describe_cache(name, f) for name, f in factories.items()},
+        pair=pair or headline_pair(plan.caches))
     total = sum(len(s) for s in plan.models.values()) * len(plan.seeds) * len(plan.caches)
     done = 0
     started = time.perf_counter()
@@ -121,35 +125,35 @@ def run_matrix(plan: RunPlan, out_dir: Path, progress=print, update_latest: bool
             continue
         t0 = time.perf_counter()
         model = plan.build(spec)
-        results["models"][model.name] = {**model.describe(), "negative_prompt": model.negative_prompt,
-                                         "build_seconds": round(time.perf_counter() - t0, 2)}
+        results.models[model.name] = {**model.describe(), "negative_prompt": model.negative_prompt,
+                                      "build_seconds": round(time.perf_counter() - t0, 2)}
         reference = References(model)
         for scenario in scenarios:
             for seed in plan.seeds:
                 requests = case_requests(plan.prompts, seed, plan.requests)
                 for prompt, rseed in requests:
                     reference(prompt, rseed)
-                showcase: dict = {}  # request index -> {design: frames}
+                showcase: dict = {}  # request index -> {design: (frames, verdict)}
                 for cache in plan.caches:
                     t0 = time.perf_counter()
                     records = run_case(model, factories[cache], scenario, cache, seed, requests, reference,
                                        plan.device, showcase)
-                    results["records"].extend(records)
-                    write_json(out_dir / "results.json", results)  # an interrupted run keeps this case
+                    results.records.extend(records)
+                    save(out_dir, results)  # an interrupted run keeps this case
                     done += 1
                     t = tally(records)
                     progress(f"[{done:>3}/{total}] {model.name:6} {scenario:28} {cache:15} seed {seed}: "
-                             f"{t['contaminated']}/{t['requests']} contaminated, {t['inconclusive']} inconclusive, "
-                             f"min SSIM {t['ssim_min']:.3f} ({time.perf_counter() - t0:.1f}s)")
+                             f"{t.contaminated}/{t.requests} contaminated, {t.inconclusive} inconclusive, "
+                             f"min SSIM {t.ssim_min:.3f} ({time.perf_counter() - t0:.1f}s)")
                 _keep_showcase(results, model.name, scenario, seed, requests, showcase, reference)
         model.install_caches(None)
-    results["complete"] = True
-    results["environment"]["seconds"] = round(time.perf_counter() - started, 2)
-    write_json(out_dir / "results.json", results)
+    results.complete = True
+    results.environment["seconds"] = round(time.perf_counter() - started, 2)
+    save(out_dir, results)
     return results
 
 
-def run_case(model, factory, scenario, cache, seed, requests, reference, device, showcase=None) -> list[dict]:
+def run_case(model, factory, scenario, cache, seed, requests, reference, device, showcase=None) -> list[Record]:
     """One scenario x design x seed: serve the requests back to back on fresh caches."""
     model.install_caches(factory)
     roles = model.roles
@@ -162,94 +166,84 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
 
     records = []
     with cuda_memory_history(device) as history:
-        served = list(serve(model, strategy, requests, on_request_start=start))
-    for req in served:
-        check = checks[req.index]
-        ref_latents, ref_frames = reference(req.prompt, req.seed)
-        # Only the first role's prompt differs between requests: a false hit on the
-        # (constant) negative prompt's source would return equal K/V and prove nothing.
-        reused = req.reused_from[roles[0]] is not None
-        contaminated = check.false_hits > 0
-        record = {
-            "model": model.name, "scenario": scenario, "level": str(strategy.level), "cache": cache,
-            "device": str(device),
-            "seed": seed, "request_seed": req.seed, "request": req.index, "prompt": req.prompt,
-            "address_reused": reused,
-            "addresses": {role: hex(a) for role, a in req.addresses.items()},
-            "reused_from": req.reused_from,
-            "false_hits": check.false_hits, "kv_lookups": check.lookups, "kv_equal": check.false_hits == 0,
-            **compare_outputs(ref_latents, ref_frames, req.latents, req.frames),
-            "cache_stats": req.stats, "entries_after": req.entries_after,
-            "entries_dropped": req.entries_dropped,
-            "verdict": CONTAMINATED if contaminated else (CLEAN if reused else INCONCLUSIVE),
-        }
-        if "snapshot" in history:
-            record["allocator_events"] = {role: address_events(history["snapshot"], a)
-                                          for role, a in req.addresses.items()}
-        elif device.type == "cuda":
-            record["allocator_events"] = {"unavailable": history.get("unavailable", "")}
-        records.append(record)
-        if showcase is not None:
-            showcase.setdefault(req.index, {})[cache] = (req.frames, contaminated)
+        # Each request is compared while it is live: when the loop asks for the next
+        # one, its tensors are freed and the next prompt encoded at once, as a server does.
+        for req in serve(model, strategy, requests, on_request_start=start):
+            check = checks.pop(req.index)
+            ref_latents, ref_frames = reference(req.prompt, req.seed)
+            # Only the first role's prompt differs between requests: a false hit on the
+            # (constant) negative prompt's source would return equal K/V and prove nothing.
+            reused = req.reused_from[roles[0]] is not None
+            records.append(Record(
+                model=model.name, scenario=scenario, level=str(strategy.level), cache=cache, device=str(device),
+                seed=seed, request_seed=req.seed, request=req.index, prompt=req.prompt, address_reused=reused,
+                addresses={role: hex(a) for role, a in req.addresses.items()}, reused_from=req.reused_from,
+                false_hits=check.false_hits, kv_lookups=check.lookups, kv_equal=check.false_hits == 0,
+                **compare_outputs(ref_latents, ref_frames, req.latents, req.frames),
+                verdict=CONTAMINATED if check.false_hits else (CLEAN if reused else INCONCLUSIVE),
+                cache_stats=req.stats, entries_after=req.entries_after, entries_dropped=req.entries_dropped))
+            if showcase is not None:
+                showcase.setdefault(req.index, {})[cache] = (req.frames.numpy().copy(), records[-1].verdict)
+            del check, req
+    if "snapshot" in history:  # the caching allocator's own trace at each prompt address
+        records = [dataclasses.replace(r, allocator_events={
+            role: address_events(history["snapshot"], int(a, 16)) for role, a in r.addresses.items()})
+            for r in records]
+    elif device.type == "cuda":
+        records = [dataclasses.replace(r, allocator_events={"unavailable": history.get("unavailable", "")})
+                   for r in records]
     return records
 
 
-def _keep_showcase(results, model, scenario, seed, requests, showcase, reference) -> None:
+def _keep_showcase(results: Results, model, scenario, seed, requests, showcase, reference) -> None:
     """Keep the frames of one request per model, scenario and seed for the report:
-    the first one that some design contaminated, with every design's output."""
-    for index in sorted(showcase):
-        if any(bad for _, bad in showcase[index].values()):
-            prompt, rseed = requests[index]
-            key = f"{model}/{scenario}/seed{seed}/request{index}"
-            results["clips"][key] = {
-                "model": model, "scenario": scenario, "seed": seed, "request": index, "prompt": prompt,
-                "previous_prompt": requests[index - 1][0] if index else None,
-                "reference": encode_clip(reference(prompt, rseed)[1]),
-                "designs": {c: {"frames": encode_clip(f), "contaminated": bad}
-                            for c, (f, bad) in showcase[index].items()},
-            }
-            return
+    the first one that some design contaminated (the pair's before first), with every
+    design's output."""
+    before = results.pair["before"]
+    contaminated = [i for i in sorted(showcase) if any(v == CONTAMINATED for _, v in showcase[i].values())]
+    by_before = [i for i in contaminated if showcase[i].get(before, (None, ""))[1] == CONTAMINATED]
+    for index in (by_before or contaminated)[:1]:
+        prompt, rseed = requests[index]
+        results.clips[f"{model}/{scenario}/seed{seed}/request{index}"] = Clip(
+            model=model, scenario=scenario, level=str(STRATEGIES[scenario].scenario.level), seed=seed,
+            request=index, prompt=prompt, previous_prompt=requests[index - 1][0] if index else None,
+            reference=encode_clip(reference(prompt, rseed)[1].numpy()),
+            designs={c: ClipDesign(frames=encode_clip(f), verdict=v) for c, (f, v) in showcase[index].items()})
 
 
-REPORTS = Path(__file__).resolve().parent.parent / "reports"
+REPORTS = ROOT / "reports"
 
 
 def new_run_dir(root: Path = REPORTS) -> Path:
-    return root / datetime.now().strftime("%Y%m%d-%H%M%S")
+    """A fresh run folder named by the time, created here so two runs started in the
+    same second never share one (the second gets a ``-2`` suffix)."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    root.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        folder = root / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
 
 
-def tally(records: list[dict]) -> dict:
-    """Counts over some request records: contaminated, inconclusive, all, lowest SSIM."""
-    return {"contaminated": sum(r["verdict"] == CONTAMINATED for r in records),
-            "inconclusive": sum(r["verdict"] == INCONCLUSIVE for r in records),
-            "requests": len(records),
-            "ssim_min": min(r["ssim_min"] for r in records)}
-
-
-def model_of(record: dict) -> str:
-    """The model a record was served by (records written before models existed: the toy)."""
-    return record.get("model", "toy")
-
-
-def rows(records: list[dict]) -> list[tuple[str, str]]:
-    """(model, scenario) pairs in the order the records have them."""
-    return list(dict.fromkeys((model_of(r), r["scenario"]) for r in records))
-
-
-def summary_table(records: list[dict], caches: list[str]) -> str:
+def summary_table(results: Results) -> str:
     """(model, scenario) x design: contaminated/total, inconclusive, min SSIM."""
+    caches = list(results.caches)
     width = max(16, *(len(c) + 2 for c in caches))
     lines = [f"{'model':7}{'scenario':30}" + "".join(f"{c:>{width}}" for c in caches),
              f"{'':37}" + "".join(f"{'bad/n inc ssim':>{width}}" for _ in caches)]
-    for m, s in rows(records):
+    for m, s in results.rows():
         row = f"{m:7}{s:30}"
         for c in caches:
-            rs = [r for r in records if model_of(r) == m and r["scenario"] == s and r["cache"] == c]
+            rs = results.records_of(m, s, c)
             if not rs:
                 row += f"{'-':>{width}}"
                 continue
             t = tally(rs)
-            cell = f"{t['contaminated']}/{t['requests']} {t['inconclusive']} {t['ssim_min']:.2f}"
+            cell = f"{t.contaminated}/{t.requests} {t.inconclusive} {t.ssim_min:.2f}"
             row += f"{cell:>{width}}"
         lines.append(row)
     return "\n".join(lines)

@@ -23,7 +23,9 @@ def main(argv=None) -> int:
                     "in every scenario, and the real Helios transformer, tiny, in the forced, natural and "
                     "storage-swap scenarios) with each cache design, make the allocator recycle addresses, "
                     "and compare every request with a cache-free run of the same prompt and seed. Writes "
-                    "results.json and a report (md, html, GIFs, plots) into the output folder.")
+                    "results.json and a report (md, html, MP4s and GIFs, plots) into the output folder. Exit 0 "
+                    "when both are written, 2 for bad usage (nothing written), 4 when the run or its report fails "
+                    "midway (no report written, reports/latest unchanged).")
     parser.add_argument("--cache", nargs="+", metavar="SPEC", default=list(DESIGNS),
                         help="cache designs to run: registered names or package.module:attr "
                              f"(default: all of {', '.join(DESIGNS)})")
@@ -31,7 +33,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     models = models_to_run(args, args.scenario or list(STRATEGIES), DEFAULT_MODELS)
     plan, out, update_latest = prepare_run(parser, args, args.cache, models)
-    execute(plan, out, update_latest, "Address-reuse report")
+    execute(plan, out, update_latest, "Address-reuse report", parser.prog)
     return 0
 
 

@@ -126,8 +126,8 @@ class ServedRequest:
     index: int
     prompt: str
     seed: int
-    latents: torch.Tensor
-    frames: torch.Tensor
+    latents: torch.Tensor | None  # None once the next request was asked for
+    frames: torch.Tensor | None
     addresses: dict  # role -> address of its prompt source
     reused_from: dict  # role -> which earlier request last held that address (None if fresh)
     stats: dict  # cache hits and misses during this request
@@ -138,6 +138,12 @@ class ServedRequest:
 
 def serve(model: VideoModel, strategy: SourceStrategy, requests: list[tuple[str, int]], on_request_start=None):
     """Serve ``(prompt, seed)`` requests back to back; yield a :class:`ServedRequest` each.
+
+    It allocates as a one-worker server does: the caller inspects each request while
+    it is still live (the generator is paused at the yield), and when the caller asks
+    for the next one the request's tensors are released and the next prompt is encoded
+    at once, with no other allocation in between. The yielded request's ``latents``
+    and ``frames`` are dropped at that point too; copy what you keep.
 
     ``on_request_start(index, sources)`` may return a per-request K/V observer
     (called as ``observe(step, block, role, k, v)``), e.g. to compare the K/V
@@ -158,14 +164,18 @@ def serve(model: VideoModel, strategy: SourceStrategy, requests: list[tuple[str,
             for cache in model.caches():
                 request_ends(cache)
             frames = model.decode(latents)
+        del request_observe
         stats = {k: model.stats[k] - before[k] for k in before}
         held_after = sum(len(c) for c in model.caches())
         inserted = stats["text_misses"] + stats["kv_misses"]  # every miss inserts one entry
+        served = ServedRequest(index, prompt, seed, latents, frames, addresses, reused_from, stats,
+                               held_after, held_before + inserted - held_after)
+        del latents, frames
+        yield served
+        served.latents = served.frames = None  # the request is over: release everything it made
         for role, addr in addresses.items():
             tracker.freed(addr, f"request {index} ({role})")
         strategy.release(sources)
-        yield ServedRequest(index, prompt, seed, latents, frames, addresses, reused_from, stats,
-                            held_after, held_before + inserted - held_after)
 
 
 @contextlib.contextmanager

@@ -1,13 +1,17 @@
-"""Bad input to every command line: a one-line error naming the problem, exit 2,
-no traceback, and nothing left behind. The list below is what was tried."""
+"""Bad input to every command line: a one-line error naming the problem, no traceback,
+nothing left behind. Exit 2 for bad usage; 4 when a run or its report fails midway
+(1 and 3 are compare's verdicts). The lists below are what was tried."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 import torch
 
-pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # no model runs here
+pytestmark = [pytest.mark.core_model, pytest.mark.cpu]  # no model runs here, but for the midway failures
 
+BIG = str(10 ** 12)  # a trillion
 REPRO = [
     (["--cache", "nope"], "unknown cache"),
     (["--cache", "a:b:c"], "malformed"),
@@ -15,22 +19,35 @@ REPRO = [
     (["--cache", "collections:OrderedDict"], "does not make a cache"),
     (["--cache", "cache_impl.keys:check_max_size"], "does not make a cache"),
     (["--cache", "cache_impl.levels:LEVELS"], "not callable"),
-    (["--requests", "0"], "must be at least 1"),
-    (["--requests", "-3"], "must be at least 1"),
+    (["--requests", "0"], "must be between 1 and 1000, got 0"),
+    (["--requests", "-3"], "must be between 1 and 1000, got -3"),
     (["--requests", "many"], "not an integer"),
-    (["--steps", "0"], "must be at least 1"),
+    (["--requests", BIG], f"must be between 1 and 1000, got {BIG}"),
+    (["--steps", "0"], "must be between 1 and 1000, got 0"),
+    (["--steps", BIG], f"must be between 1 and 1000, got {BIG}"),
+    (["--threads", "0"], "must be between 1 and 1024, got 0"),
+    (["--threads", BIG], f"must be between 1 and 1024, got {BIG}"),
+    (["--seed", "x"], "not an integer: 'x'"),
+    (["--seed", "-1"], "must be between 0 and 2**32 - 1, got -1"),
+    (["--seed", str(2 ** 63)], f"must be between 0 and 2**32 - 1, got {2 ** 63}"),
+    (["--seed", str(10 ** 30)], f"must be between 0 and 2**32 - 1, got {10 ** 30}"),
+    (["--seed", "0", "0"], "--seed names 0 twice"),
+    (["--seed", "0", "1", "0"], "--seed names 0 twice"),
+    (["--cache", "weakref", "weakref"], "--cache names weakref twice"),
+    (["--cache", "fingerprint", "weakref", "fingerprint"], "--cache names fingerprint twice"),
+    (["--scenario", "natural_reuse", "natural_reuse"], "--scenario names natural_reuse twice"),
+    (["--model", "toy", "toy"], "--model names toy twice"),
     (["--preset", "huge"], "invalid choice"),
     (["--device", "tpu"], "invalid choice"),
     (["--scenario", "nope"], "invalid choice"),
-    (["--seed", "x"], "invalid int"),
     (["--out", "/proc/no/such/place"], "cannot write there"),
     (["--model", "nope"], "unknown model"),
     (["--model", "no_such_pkg.models:factory"], "cannot import"),
     (["--model", "repro.models:no_factory"], "no callable"),
     (["--model", "helios", "--preset", "helios"], "applies to the toy model only"),
     (["--dtype", "float16"], "invalid choice"),
-    (["--threads", "0"], "must be at least 1"),
 ]
+COMPARE = ["compare", "--before", "weakref", "--after", "hardened"]
 HARNESS = [
     (["audit"], "required"),
     (["audit", "nope"], "unknown cache"),
@@ -39,8 +56,17 @@ HARNESS = [
     (["compare", "--before", "hardened"], "required"),
     (["compare", "--before", "hardened", "--after", "hardened"], "same cache"),
     (["compare", "--before", "nope", "--after", "hardened"], "unknown cache"),
-    (["compare", "--before", "weakref", "--after", "hardened", "--require", "L0"], "invalid choice"),
-    (["compare", "--before", "weakref", "--after", "hardened", "--model", "nope"], "unknown model"),
+    ([*COMPARE, "--require", "L0"], "invalid choice"),
+    ([*COMPARE, "--model", "nope"], "unknown model"),
+    ([*COMPARE, "--seed", str(2 ** 63)], "must be between 0 and 2**32 - 1"),
+    ([*COMPARE, "--seed", "-5"], "must be between 0 and 2**32 - 1"),
+    ([*COMPARE, "--steps", BIG], "must be between 1 and 1000"),
+    ([*COMPARE, "--requests", BIG], "must be between 1 and 1000"),
+    ([*COMPARE, "--threads", BIG], "must be between 1 and 1024"),
+    ([*COMPARE, "--seed", "3", "3"], "--seed names 3 twice"),
+    ([*COMPARE, "--scenario", "freed_address_reused", "freed_address_reused"],
+     "--scenario names freed_address_reused twice"),
+    ([*COMPARE, "--model", "toy", "toy"], "--model names toy twice"),
     (["frobnicate"], "invalid choice"),
 ]
 
@@ -54,58 +80,210 @@ def _run(capsys, main, argv):
     return code, out, err
 
 
-def _assert_usage_error(code, out, err, message):
-    assert code == 2
+def _assert_one_line(code, out, err, message, expected_code=2):
+    assert code == expected_code, (code, err)
     assert err.count("\n") == 1 and "Traceback" not in err and message in err, err
 
 
+@pytest.fixture
+def no_run_folder(monkeypatch):
+    """Fail the test if a command makes a run folder under reports/ (it must refuse first)."""
+    def refuse(*_):
+        raise AssertionError("a run folder was made before the input was checked")
+    monkeypatch.setattr("harness.cli.new_run_dir", refuse)
+
+
 @pytest.mark.parametrize("argv, message", REPRO, ids=[" ".join(a) for a, _ in REPRO])
-def test_repro_cli_rejects(capsys, tmp_path, argv, message):
+def test_repro_cli_rejects(capsys, tmp_path, no_run_folder, argv, message):
     from repro.__main__ import main
     out_dir = tmp_path / "run"
     if "--out" not in argv:
         argv = [*argv, "--out", str(out_dir)]
-    _assert_usage_error(*_run(capsys, main, argv), message)
+    _assert_one_line(*_run(capsys, main, argv), message)
     assert not out_dir.exists()  # nothing left behind
+
+
+@pytest.mark.parametrize("argv, message", [(a, m) for a, m in REPRO if "--out" not in a],
+                         ids=[" ".join(a) for a, m in REPRO if "--out" not in a])
+def test_repro_cli_rejects_before_making_a_run_folder(capsys, no_run_folder, argv, message):
+    from repro.__main__ import main
+    _assert_one_line(*_run(capsys, main, argv), message)
 
 
 def test_repro_cli_rejects_a_file_as_output_folder(capsys, tmp_path):
     from repro.__main__ import main
     target = tmp_path / "a-file"
     target.write_text("keep me")
-    _assert_usage_error(*_run(capsys, main, ["--out", str(target)]), "not a folder")
+    _assert_one_line(*_run(capsys, main, ["--out", str(target)]), "not a folder")
     assert target.read_text() == "keep me"
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present, so --device cuda is valid")
 def test_repro_cli_rejects_cuda_without_gpu(capsys, tmp_path):
     from repro.__main__ import main
-    _assert_usage_error(*_run(capsys, main, ["--device", "cuda", "--out", str(tmp_path / "x")]), "no CUDA")
+    _assert_one_line(*_run(capsys, main, ["--device", "cuda", "--out", str(tmp_path / "x")]), "no CUDA")
 
 
 @pytest.mark.parametrize("argv, message", HARNESS, ids=[" ".join(a) for a, _ in HARNESS])
-def test_harness_cli_rejects(capsys, tmp_path, argv, message):
+def test_harness_cli_rejects(capsys, tmp_path, no_run_folder, argv, message):
     from harness.__main__ import main
     if argv[0] == "compare":
         argv = [*argv, "--out", str(tmp_path / "run")]
-    _assert_usage_error(*_run(capsys, main, argv), message)
+    _assert_one_line(*_run(capsys, main, argv), message)
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("content, message", [(None, "no results.json"), ("{not json", "not valid JSON"),
-                                              ('{"records": []}', "no records")])
+def _valid_results() -> dict:
+    from synthetic_results import synthetic_results
+    return synthetic_results().to_json()
+
+
+def _with(change):
+    data = _valid_results()
+    change(data)
+    return json.dumps(data)
+
+
+REPORT_PREFIX = "python -m harness report: error: "
+BAD_RESULTS = [
+    (None, "no results.json"),
+    ("{not json", "is not valid JSON"),
+    ("", "is not valid JSON"),
+    ("[]", "results: expected an object, got list"),
+    ("null", "results: expected an object, got NoneType"),
+    ("42", "results: expected an object, got int"),
+    ('"text"', "results: expected an object, got str"),
+    ('{"records": []}', "results: missing field 'title'"),
+    (_with(lambda d: d.update(records=[])), "results hold no records"),
+    (_with(lambda d: d.update(records="x")), "field 'records' should be list"),
+    (_with(lambda d: d.update(records=[1])), "record 0: expected an object, got int"),
+    (_with(lambda d: d["records"][0].pop("verdict")), "record 0: missing field 'verdict'"),
+    (_with(lambda d: d["records"][1].pop("ssim_min")), "record 1: missing field 'ssim_min'"),
+    (_with(lambda d: d["records"][0].update(seed="0")), "record 0: field 'seed' should be int, got str"),
+    (_with(lambda d: d["records"][0].update(address_reused=1)), "field 'address_reused' should be bool"),
+    (_with(lambda d: d["records"][0].update(ssim_per_frame=["a"])), "field 'ssim_per_frame' should be"),
+    (_with(lambda d: d["records"][0].update(verdict="fine")), "record verdict 'fine'"),
+    (_with(lambda d: d["records"][0].update(level="L7")), "record level: unknown level 'L7'"),
+    (_with(lambda d: d["caches"]["hardened"].update(declared_level="high")), "declared level: unknown level"),
+    (_with(lambda d: next(iter(d["clips"].values())).update(level="")), "clip level: unknown level ''"),
+    (_with(lambda d: d["plan"].pop("seeds")), "results do not describe a consistent run: KeyError: 'seeds'"),
+    (_with(lambda d: d["environment"].pop("torch")), "results do not describe a consistent run: KeyError"),
+    (_with(lambda d: d["records"][0].update(cache="other")), "records name caches the run does not describe"),
+    (_with(lambda d: d.update(kind="mystery")), "kind 'mystery'"),
+    (_with(lambda d: d.update(pair={"before": "fingerprint"})), "pair must name a before and an after"),
+    (_with(lambda d: d.update(caches={"fingerprint": 3})), "cache 'fingerprint': expected an object"),
+    (_with(lambda d: d["caches"]["hardened"].pop("declared_level")), "missing field 'declared_level'"),
+    (_with(lambda d: next(iter(d["clips"].values())).update(designs=[])), "field 'designs' should be dict, got list"),
+    (_with(lambda d: next(iter(d["clips"].values())).update(reference="not base64!")), "does not decode"),
+]
+
+
+@pytest.mark.parametrize("content, message", BAD_RESULTS, ids=[m for _, m in BAD_RESULTS])
 def test_report_rejects_bad_results(capsys, tmp_path, content, message):
     from harness.__main__ import main
     if content is not None:
         (tmp_path / "results.json").write_text(content)
-    _assert_usage_error(*_run(capsys, main, ["report", str(tmp_path)]), message)
-    assert not (tmp_path / "report.md").exists() and not (tmp_path / "report.html").exists()
+    code, out, err = _run(capsys, main, ["report", str(tmp_path)])
+    _assert_one_line(code, out, err, message)
+    assert err.startswith(REPORT_PREFIX), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["results.json"] if content is not None else [])
+
+
+def test_report_rejects_a_file_that_is_not_text(capsys, tmp_path):
+    from harness.__main__ import main
+    (tmp_path / "results.json").write_bytes(b"\xff\xfe\x00garbage")
+    code, out, err = _run(capsys, main, ["report", str(tmp_path)])
+    _assert_one_line(code, out, err, "cannot read it")
+    assert err.startswith(REPORT_PREFIX)
+
+
+def test_report_that_cannot_be_written_leaves_nothing(capsys, tmp_path):
+    from harness.__main__ import main
+    (tmp_path / "results.json").write_text(json.dumps(_valid_results()))
+    (tmp_path / "report.html").mkdir()  # in the way
+    code, out, err = _run(capsys, main, ["report", str(tmp_path)])
+    _assert_one_line(code, out, err, "report.html exists and is not a file", expected_code=4)
+    assert err.startswith(REPORT_PREFIX)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "results.json"]
 
 
 def test_a_model_factory_that_builds_nothing_is_one_line(capsys, tmp_path):
     from repro.__main__ import main
     code, out, err = _run(capsys, main, ["--model", "collections:OrderedDict", "--out", str(tmp_path / "run")])
-    assert code == 2 and err.count("\n") == 1 and "not a VideoModel" in err and "Traceback" not in err, err
+    _assert_one_line(code, out, err, "not a VideoModel")
+
+
+# --- failures midway: exit 4, no report, reports/latest unchanged ---------------------
+
+CRASHING_CACHE = '''
+class CrashingCache:
+    """Passes the spec check, then fails at the first lookup."""
+    def __init__(self, max_size=2):
+        pass
+    def get(self, source):
+        raise RuntimeError("lookup exploded")
+    def put(self, source, value):
+        pass
+    def clear(self):
+        pass
+    def __len__(self):
+        return 0
+'''
+
+
+@pytest.fixture
+def reports(tmp_path, monkeypatch):
+    """A reports/ folder of our own, with a latest pointer from an earlier run."""
+    from harness import cli, run
+    root = tmp_path / "reports"
+    (root / "earlier").mkdir(parents=True)
+    (root / "latest").symlink_to("earlier")
+    monkeypatch.setattr(cli, "new_run_dir", lambda: run.new_run_dir(root))
+    return root
+
+
+SMALL = ["--seed", "0", "--requests", "2", "--steps", "2", "--scenario", "freed_address_reused"]
+
+
+@pytest.mark.diffusion
+def test_a_crashing_after_cache_in_compare_writes_no_report(capsys, tmp_path, monkeypatch, reports):
+    from harness.__main__ import main
+    (tmp_path / "crashmod.py").write_text(CRASHING_CACHE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _run(capsys, main, ["compare", "--before", "fingerprint", "--after", "crashmod:CrashingCache",
+                                         *SMALL])
+    _assert_one_line(code, out, err, "python -m harness compare: error: the run failed midway: RuntimeError: "
+                                     "lookup exploded", expected_code=4)
+    runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
+    assert len(runs) == 1 and not (runs[0] / "report.md").exists() and not (runs[0] / "report.html").exists()
+    assert (reports / "latest").readlink().name == "earlier" and not (reports / "latest-compare").exists()
+
+
+@pytest.mark.diffusion
+def test_an_unwritable_report_in_a_run_is_exit_4(capsys, tmp_path, reports):
+    from repro.__main__ import main
+    out_dir = tmp_path / "run"
+    (out_dir / "report.html").mkdir(parents=True)
+    code, out, err = _run(capsys, main, ["--model", "toy", "--cache", "fingerprint", "weakref", *SMALL,
+                                         "--out", str(out_dir)])
+    _assert_one_line(code, out, err, "python -m repro: error: cannot write the report", expected_code=4)
+    assert not (out_dir / "report.md").exists() and (out_dir / "results.json").is_file()
+    assert (reports / "latest").readlink().name == "earlier"
+
+
+@pytest.mark.diffusion
+def test_compare_keeps_its_own_latest_pointer(capsys, reports):
+    from harness.__main__ import main
+    code, out, err = _run(capsys, main, ["compare", "--before", "fingerprint", "--after", "weakref", *SMALL])
+    assert code == 0, err
+    assert (reports / "latest").readlink().name == "earlier"  # the last make repro stays latest
+    assert ((reports / "latest-compare") / "report.html").is_file()
+
+
+def test_two_runs_in_the_same_second_get_two_folders(tmp_path):
+    from harness.run import new_run_dir
+    first, second = new_run_dir(tmp_path), new_run_dir(tmp_path)
+    assert first != second and first.is_dir() and second.is_dir()
 
 
 # --- user code inside the audit: whatever it does, one line, and never a pass ---

@@ -5,7 +5,6 @@ agrees with the tensor-level audit design by design."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import textwrap
@@ -14,7 +13,8 @@ import pytest
 import torch
 
 from cache_impl import DESIGNS, attach_cross_attention_cache, resolve
-from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, References, case_requests, run_case
+from harness.results import CLEAN, CONTAMINATED, INCONCLUSIVE, load
+from harness.run import References, case_requests, run_case
 from repro.models import ModelSpecError, VideoModel, load_model
 from repro.models.toy import DEFAULT_PROMPTS
 from repro.scenarios import FALSE_HIT, PASS, get_scenario, run_scenario
@@ -161,14 +161,14 @@ def test_forced_reuse_matches_the_tensor_level_audit(models, name):
             audit = run_scenario(get_scenario(scenario), resolve(design)).status
             assert audit in (PASS, FALSE_HIT), (scenario, design, audit)
             records = run_case(model, resolve(design), scenario, design, 0, requests, reference, CPU)
-            assert records[0]["verdict"] == INCONCLUSIVE
+            assert records[0].verdict == INCONCLUSIVE
             later = records[1:]
-            assert all(r["address_reused"] and r["model"] == name for r in later)
+            assert all(r.address_reused and r.model == name for r in later)
             if audit == FALSE_HIT:
-                assert all(r["verdict"] == CONTAMINATED and not r["kv_equal"] for r in later), (scenario, design)
-                assert max(r["ssim_min"] for r in later) < 0.8, (scenario, design)  # visibly another video
+                assert all(r.verdict == CONTAMINATED and not r.kv_equal for r in later), (scenario, design)
+                assert max(r.ssim_min for r in later) < 0.8, (scenario, design)  # visibly another video
             else:
-                assert all(r["verdict"] == CLEAN and r["latents_equal"] and r["ssim_min"] == 1.0
+                assert all(r.verdict == CLEAN and r.latents_equal and r.ssim_min == 1.0
                            for r in later), (scenario, design)
     model.install_caches(None)
 
@@ -181,15 +181,16 @@ def test_repro_cli_on_helios_and_wan(capsys, tmp_path):
                  "freed_address_reused", "--seed", "0", "--requests", "2", "--steps", "2", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out[-2000:]
-    results = json.loads((tmp_path / "results.json").read_text())
-    assert set(results["models"]) == {"helios", "wan"}
-    assert results["models"]["helios"]["class"] == "HeliosTransformer3DModel"
-    assert results["models"]["wan"]["class"] == "WanTransformer3DModel"
+    results = load(tmp_path)
+    assert set(results.models) == {"helios", "wan"}
+    assert results.models["helios"]["class"] == "HeliosTransformer3DModel"
+    assert results.models["wan"]["class"] == "WanTransformer3DModel"
     for name in REAL:
-        second = {r["cache"]: r for r in results["records"] if r["model"] == name and r["request"] == 1}
-        assert second["fingerprint"]["verdict"] == CONTAMINATED and second["fingerprint"]["ssim_min"] < 0.8
-        assert second["weakref"]["verdict"] == CLEAN and second["hardened"]["verdict"] == CLEAN
-        assert (tmp_path / "gifs" / f"{name}-freed_address_reused-seed0-r1-fingerprint.gif").stat().st_size > 0
+        second = {r.cache: r for r in results.records if r.model == name and r.request == 1}
+        assert second["fingerprint"].verdict == CONTAMINATED and second["fingerprint"].ssim_min < 0.8
+        assert second["weakref"].verdict == CLEAN and second["hardened"].verdict == CLEAN
+        gif = tmp_path / "videos" / f"{name}-freed_address_reused-seed0-r1-fingerprint-vs-weakref.gif"
+        assert gif.stat().st_size > 0
 
 
 OUTSIDE_MODEL = '''
@@ -284,10 +285,10 @@ def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path):
                           env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "diffusers" not in done.stderr
-    results = json.loads((out / "results.json").read_text())
-    second = {r["cache"]: r for r in results["records"] if r["request"] == 1}
-    assert {r["model"] for r in results["records"]} == {"outside"}
-    assert second["fingerprint"]["verdict"] == CONTAMINATED and second["weakref"]["verdict"] == CLEAN
+    results = load(out)
+    second = {r.cache: r for r in results.records if r.request == 1}
+    assert {r.model for r in results.records} == {"outside"}
+    assert second["fingerprint"].verdict == CONTAMINATED and second["weakref"].verdict == CLEAN
 
 
 NO_NETWORK = '''

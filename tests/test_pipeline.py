@@ -122,3 +122,32 @@ def test_serve_releases_sources(model):
         assert refs and all(r() is None for r in refs)
     finally:
         model.install_caches(None)
+
+
+
+
+@pytest.mark.diffusion
+def test_the_next_prompt_is_encoded_right_after_the_last_request_is_released(model, monkeypatch):
+    """As a one-worker server allocates: when the next prompt is encoded, every tensor of
+    the previous request is already freed, so its address is the allocator's to hand back."""
+    import weakref
+    issued, alive_at_encode = [], []
+    encode = model.encode
+
+    def watched_encode(prompt):
+        alive_at_encode.append(sum(ref() is not None for ref in issued))
+        sources = encode(prompt)
+        issued.extend(weakref.ref(t) for t in sources.values())
+        return sources
+
+    monkeypatch.setattr(model, "encode", watched_encode)
+    model.install_caches(resolve("fingerprint"))
+    try:
+        served = []
+        for req in serve(model, STRATEGIES["natural_reuse"](model), [(p, i) for i, p in enumerate(DEFAULT_PROMPTS)]):
+            issued.extend(weakref.ref(t) for t in (req.latents, req.frames))
+            served.append(req)
+    finally:
+        model.install_caches(None)
+    assert alive_at_encode == [0] * len(DEFAULT_PROMPTS)
+    assert all(r.latents is None and r.frames is None for r in served)

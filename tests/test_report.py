@@ -1,5 +1,5 @@
-"""The report renderer on a small synthetic results file (no model run), and the
-HTML in a real headless browser with no network."""
+"""The report renderer on a small synthetic run (no model runs), and the HTML in a
+real headless browser with no network."""
 
 from __future__ import annotations
 
@@ -8,79 +8,90 @@ import re
 import shutil
 import subprocess
 
-import imageio.v3 as iio
+import numpy as np
 import pytest
-import torch
 
-from harness.report import LABEL_HEIGHT, MIN_PANEL_WIDTH, panel_scale, verdict_line, write_report
-from harness.run import CLEAN, CONTAMINATED, INCONCLUSIVE, encode_clip
+from harness.metrics import frame_ssim
+from harness.report import (MIN_TILE_WIDTH, MP4_MISSING, ffmpeg_path, level_verdict, level_verdict_parts,
+                            side_by_side, verdict_line, wrap_label, write_report)
+from harness.results import CacheInfo
+from synthetic_results import EVIL, OUTSIDE, T, clip as _clip, synthetic_results
 
 pytestmark = [pytest.mark.cpu]  # no model runs here; all but the browser test are core_model
 
-T, H, W = 4, 12, 16
-EVIL = '<script>alert("x")</script> & "quotes"'
-
-
-def _clip(value: int) -> torch.Tensor:
-    """A flat clip with a marker pixel that moves, so no two frames are the same."""
-    clip = torch.full((T, H, W, 3), value, dtype=torch.uint8)
-    for t in range(T):
-        clip[t, 0, t] = 255 - value
-    return clip
-
-
-def _record(cache, request, verdict, ssim=1.0, prompt="red circle moving right"):
-    return {"scenario": "freed_address_reused", "level": "L1", "cache": cache, "device": "cpu", "seed": 0,
-            "request": request, "prompt": prompt, "address_reused": verdict != INCONCLUSIVE,
-            "addresses": {"positive": "0x1000", "negative": "0x2000"},
-            "reused_from": {"positive": None if verdict == INCONCLUSIVE else "request 0 (positive)",
-                            "negative": None},
-            "false_hits": 12 if verdict == CONTAMINATED else 0, "kv_lookups": 12,
-            "kv_equal": verdict != CONTAMINATED, "latents_equal": verdict != CONTAMINATED,
-            "max_abs_err": 0.0 if verdict != CONTAMINATED else 1.5, "ssim_per_frame": [ssim] * T,
-            "ssim_mean": ssim, "ssim_min": ssim, "psnr": None, "verdict": verdict}
-
-
 @pytest.fixture
 def results():
-    return {
-        "title": "Report " + EVIL,
-        "environment": {"torch": "2.13.0", "device": "cpu", "device_name": "test cpu", "git_revision": "abc",
-                        "allocator": {"backend": "test"}, "command": "pytest"},
-        "plan": {"caches": ["fingerprint", "hardened"], "scenarios": ["freed_address_reused"], "seeds": [0],
-                 "requests": 3, "preset": "tiny", "steps": 2},
-        "records": [
-            _record("fingerprint", 0, INCONCLUSIVE), _record("fingerprint", 1, CONTAMINATED, 0.11, EVIL),
-            _record("fingerprint", 2, CONTAMINATED, 0.2),
-            _record("hardened", 0, INCONCLUSIVE), _record("hardened", 1, CLEAN, prompt=EVIL),
-            _record("hardened", 2, CLEAN),
-        ],
-        "clips": {"freed_address_reused/seed0/request1": {
-            "scenario": "freed_address_reused", "seed": 0, "request": 1, "prompt": EVIL,
-            "previous_prompt": "blue square moving down", "reference": encode_clip(_clip(200)),
-            "designs": {"fingerprint": {"frames": encode_clip(_clip(30)), "contaminated": True},
-                        "hardened": {"frames": encode_clip(_clip(200)), "contaminated": False}}}},
-        "complete": True,
-    }
+    return synthetic_results()
 
 
 @pytest.mark.core_model
-def test_verdict_lines(results):
-    recs = results["records"]
-    assert verdict_line([r for r in recs if r["cache"] == "fingerprint"]).startswith(
-        "contaminated in 2/2 requests, min SSIM 0.11")
-    assert verdict_line([r for r in recs if r["cache"] == "hardened"]).startswith(
-        "clean: 0/2 contaminated, bitwise equal to reference")
-    only_inconclusive = [r for r in recs if r["verdict"] == INCONCLUSIVE]
-    assert verdict_line(only_inconclusive).startswith("inconclusive")
+def test_verdicts_are_stated_against_the_declared_level(results):
+    assert level_verdict(results, "toy", OUTSIDE) == (
+        "meets L1 as declared: clean in every conclusive scenario up to L1 (freed_address_reused (L1)); "
+        "inconclusive (no address reuse): natural_reuse (L1); "
+        "beyond its level: contaminated in storage_swapped (L2)")
+    assert level_verdict(results, "toy", "hardened") == (
+        "meets L2 as declared: clean in every scenario up to L2 "
+        "(freed_address_reused (L1), storage_swapped (L2), natural_reuse (L1))")
+    assert level_verdict(results, "toy", "fingerprint").startswith("not shown at L0: no scenario up to L0 ran; "
+                                                                   "beyond its level: contaminated in")
+    # A design contaminated at or below the level it declares fails it.
+    results.caches["hardened"] = CacheInfo("hardened", "L3", "x")  # no L3 scenario ran: no claim of L3
+    assert level_verdict(results, "toy", "hardened").startswith("clean up to L2, no conclusive L3 scenario ran")
+    results.caches[OUTSIDE] = CacheInfo(OUTSIDE, "L2", "x")
+    assert level_verdict(results, "toy", OUTSIDE).startswith(
+        "fails its declared L2: contaminated in storage_swapped (L2)")
+    assert level_verdict_parts(results, "toy", "fingerprint")[1].startswith(
+        "contaminated in freed_address_reused (L1), storage_swapped (L2); inconclusive in natural_reuse (L1)")
+    results.caches[OUTSIDE] = CacheInfo(OUTSIDE, None, "x")
+    assert level_verdict(results, "toy", OUTSIDE).startswith("declares no level; contaminated in storage_swapped")
 
 
 @pytest.mark.core_model
 def test_inconclusive_never_counted_as_pass(results, tmp_path):
+    fingerprint = results.records_of(cache="fingerprint")
+    assert verdict_line(fingerprint).startswith("contaminated in 2/2 conclusive requests, min SSIM 0.11; "
+                                                "4 inconclusive")
+    only_inconclusive = [r for r in results.records if not r.conclusive]
+    assert verdict_line(only_inconclusive).startswith("inconclusive")
     write_report(tmp_path, results)
     md = (tmp_path / "report.md").read_text()
-    assert "1 inconclusive (no address reuse, not counted as passes)" in md
-    assert "clean 0/2 (+1 inc.)" in md
+    assert "inconclusive 0/0 (+2 inc.)" in md  # the natural row of the pre-fix cache: no pass
+    assert "clean 0/1 (+1 inc.)" in md
+
+
+@pytest.mark.core_model
+def test_the_report_leads_with_the_pair_then_the_verdicts(results, tmp_path):
+    write_report(tmp_path, results)
+    md = (tmp_path / "report.md").read_text()
+    pair = md.index(f"## Before / after: fingerprint (declared L0) vs {OUTSIDE} (declared L1)")
+    headline = md.index("### toy: freed_address_reused (L1), seed 0, request 1")
+    verdicts = md.index("## Verdicts against each design's declared level")
+    beyond = md.index("### toy: storage_swapped (L2)")  # above the fix's level: shown, after the verdicts
+    assert pair < headline < verdicts < beyond
+    ssim = frame_ssim(_clip(200), _clip(30))
+    assert f"SSIM to the reference: before (fingerprint, contaminated) {np.mean(ssim):.3f} mean" in md
+    assert f"after ({OUTSIDE}, clean) 1.000 mean, 1.000 min" in md
+
+
+@pytest.mark.core_model
+def test_a_run_of_one_cache_shows_it_against_the_reference_only(results, tmp_path):
+    results.pair = {"before": OUTSIDE, "after": OUTSIDE}
+    write_report(tmp_path, results)
+    md = (tmp_path / "report.md").read_text()
+    assert f"## {OUTSIDE} (declared L1) against the cache-free reference" in md
+    assert f"SSIM to the reference: cache ({OUTSIDE}, contaminated)" in md  # storage_swapped, above L1
+    assert "before" not in md.split("## Verdicts")[0]
+
+
+@pytest.mark.core_model
+def test_evidence_lists_the_after_caches_conclusive_requests(results, tmp_path):
+    write_report(tmp_path, results)
+    md = (tmp_path / "report.md").read_text()
+    evidence = md[md.index("## Address evidence"):]
+    assert f"| toy | freed_address_reused | {OUTSIDE} | 0 | 1 | 0x1001 | request 0 (positive) | clean | 0/12 |" \
+        in evidence
+    assert "| toy | natural_reuse | hardened |" not in evidence  # clean rows of other designs stay out
 
 
 @pytest.mark.core_model
@@ -97,36 +108,81 @@ def test_html_is_self_contained(results, tmp_path):
     page = (tmp_path / "report.html").read_text()
     assert not re.search(r'(src|href)="(?!data:)', page)
     assert "<link" not in page and "@import" not in page and "url(" not in page
-    assert page.count('<img src="data:image/') == 3  # two plots and one GIF
+    assert page.count('<img src="data:image/png') == 2  # the two SSIM plots
+    if ffmpeg_path():
+        assert page.count('<video ') == 1 and 'src="data:video/mp4;base64,' in page  # the headline pair
+    else:
+        assert MP4_MISSING in page
 
 
 @pytest.mark.core_model
-def test_gif_panels_and_frames(results, tmp_path):
+def test_file_names_never_hold_a_colon(results, tmp_path):
     write_report(tmp_path, results)
-    gifs = sorted((tmp_path / "gifs").glob("*.gif"))
-    assert [g.name for g in gifs] == ["toy-freed_address_reused-seed0-r1-fingerprint.gif"]
-    frames = iio.imread(gifs[0])
-    assert frames.shape[0] == T
-    gap = 4
-    scale = panel_scale(W)
-    assert W * scale >= MIN_PANEL_WIDTH > W * (scale - 1)  # small clips are magnified until labels fit
-    assert frames.shape[1:3] == (H * scale + LABEL_HEIGHT, 3 * W * scale + 2 * gap)
-    # reference | before | after, in that order: the middle panel is the dark (contaminated) clip.
-    row = frames[0, LABEL_HEIGHT + 2]
-    panel = W * scale
-    assert row[panel // 2].mean() > 150 and row[panel + gap + panel // 2].mean() < 60
-    assert row[2 * (panel + gap) + panel // 2].mean() > 150
+    names = [p.name for p in tmp_path.rglob("*")]
+    assert any(n.endswith(".gif") for n in names)
+    assert not [n for n in names if ":" in n]
+
+
+@pytest.mark.core_model
+@pytest.mark.parametrize("label", [OUTSIDE, "after: " + OUTSIDE, "x" * 80, "reference (no cache)\n" + EVIL])
+def test_labels_wrap_and_never_lose_a_character(label):
+    from harness.report import _font
+    lines = wrap_label(label, MIN_TILE_WIDTH - 8)
+    assert len(lines) > 1 or len(label) < 20
+    assert all(_font().getlength(line) <= MIN_TILE_WIDTH - 8 for line in lines), lines
+    assert "".join(lines).replace(" ", "") == label.replace("\n", "").replace(" ", "")
+    if ":" in label:  # a class name fits a tile: it is never cut, only its module wraps
+        assert any(line.endswith("AVeryLongCacheClassNameIndeed") for line in lines), lines
+
+
+@pytest.mark.core_model
+def test_tiles_are_at_least_256_pixels_and_in_step(results):
+    frames = side_by_side([("a", _clip(200)), ("b\nc", _clip(30))], [["x"] * T, ["y"] * T])
+    assert len(frames) == T
+    height, width = frames[0].shape[:2]
+    assert width >= 2 * MIN_TILE_WIDTH and width % 2 == 0 and height % 2 == 0
+    # The second tile shows the dark clip, right of the first.
+    middle = height // 2
+    assert frames[0][middle, MIN_TILE_WIDTH // 2].mean() > 150 and frames[0][middle, width - 20].mean() < 60
+
+
+def _mp4_facts(path):
+    """(codec line, frame count) from ffmpeg itself."""
+    ffmpeg = ffmpeg_path()
+    probe = subprocess.run([ffmpeg, "-hide_banner", "-i", str(path)], capture_output=True, text=True)
+    stream = next(line for line in probe.stderr.splitlines() if "Video:" in line)
+    w, h = map(int, re.search(r", (\d+)x(\d+)", stream).groups())
+    raw = subprocess.run([ffmpeg, "-loglevel", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True).stdout
+    return stream, len(raw) // (w * h * 3)
+
+
+@pytest.mark.core_model
+def test_the_headline_pair_is_an_h264_mp4_with_every_frame(results, tmp_path):
+    if not ffmpeg_path():
+        pytest.skip(MP4_MISSING)
+    write_report(tmp_path, results)
+    videos = sorted((tmp_path / "videos").glob("*.mp4"))
+    assert [v.name for v in videos] == [
+        "toy-freed_address_reused-seed0-r1-fingerprint-vs-mypkg.some_long_package_name.caches_"
+        "AVeryLongCacheClassNameIndeed.mp4"]
+    stream, frames = _mp4_facts(videos[0])
+    assert "h264" in stream and "yuv420p" in stream, stream
+    assert frames == T
 
 
 def _report_cli(capsys, folder):
     from harness.__main__ import main
-    code = main(["report", str(folder)])
+    try:
+        code = main(["report", str(folder)])
+    except SystemExit as exc:
+        code = exc.code
     return code, *capsys.readouterr()
 
 
 @pytest.mark.core_model
 def test_report_rerenders_from_json_alone(capsys, results, tmp_path):
-    (tmp_path / "results.json").write_text(json.dumps(results))
+    (tmp_path / "results.json").write_text(json.dumps(results.to_json()))
     code, out, err = _report_cli(capsys, tmp_path)
     assert code == 0, err
     for name in ("report.md", "report.html", "ssim_requests.png", "ssim_frames.png"):
@@ -134,44 +190,75 @@ def test_report_rerenders_from_json_alone(capsys, results, tmp_path):
 
 
 @pytest.mark.core_model
-def test_report_of_missing_folder_is_one_line_error(capsys, tmp_path):
+def test_report_of_missing_folder_is_one_line_error_with_the_commands_prefix(capsys, tmp_path):
     code, out, err = _report_cli(capsys, tmp_path / "nope")
-    assert code == 2 and err.count("\n") == 1 and "no results.json" in err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("python -m harness report: error: no results.json")
 
 
 @pytest.mark.core_model
-def test_report_is_deterministic(results, tmp_path):
+def test_report_is_byte_identical_when_rerendered(results, tmp_path):
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
-        write_report(tmp_path / run, results)
-    for name in ("report.md", "report.html"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        write_report(tmp_path / run, synthetic_results())
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert len(files) >= 6
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
 def _browser():
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-def test_html_shows_every_image_offline(results, tmp_path):
+PROBE = """<script>
+addEventListener('load', () => setTimeout(() => {
+  const v = document.querySelector('video'), table = document.querySelector('table');
+  const fold = innerHeight;
+  document.body.setAttribute('data-probe', JSON.stringify({
+    images: [...document.images].map(i => i.complete ? i.naturalWidth : -1),
+    video: v ? {width: v.videoWidth, ready: v.readyState, error: v.error ? v.error.code : null,
+                top: v.getBoundingClientRect().top} : null,
+    verdictTop: table.getBoundingClientRect().top, fold: fold,
+    text: document.body.innerText}));
+}, 1500));
+</script>"""
+
+
+def test_html_in_a_browser_shows_the_pair_the_verdicts_and_plays_the_video(results, tmp_path):
     browser = _browser()
     if browser is None:
         pytest.skip("no Chromium on this machine (.ci/run installs Debian's chromium package)")
     write_report(tmp_path, results)
     page = (tmp_path / "report.html").read_text()
-    # A test-only copy reports each image's decoded width into the DOM.
-    probe = ("<script>addEventListener('load', () => document.body.setAttribute('data-widths', "
-             "[...document.images].map(i => i.complete ? i.naturalWidth : -1).join(',')));</script>")
-    (tmp_path / "probe.html").write_text(page.replace("</body>", probe + "</body>"))
+    # Two SSIM plots and the GIF of the pair above the fix's level; a test-only copy of the page
+    # reports what the browser shows into the DOM.
+    (tmp_path / "probe.html").write_text(page.replace("</body>", PROBE + "</body>"))
     for attempt in range(3):  # a browser start can fail on a loaded machine; the page is what is tested
         done = subprocess.run(
             [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+             "--autoplay-policy=no-user-gesture-required", "--window-size=1280,1024",
              "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={tmp_path / f'profile{attempt}'}",
-             "--virtual-time-budget=5000", "--dump-dom", (tmp_path / "probe.html").as_uri()],
+             "--virtual-time-budget=8000", "--dump-dom", (tmp_path / "probe.html").as_uri()],
             capture_output=True, text=True, timeout=120)
-        match = re.search(r'data-widths="([^"]*)"', done.stdout)
+        match = re.search(r'data-probe="([^"]*)"', done.stdout)
         if match:
             break
     assert match, done.stderr[-2000:]
-    widths = [int(w) for w in match[1].split(",")]
-    assert len(widths) == 3 and all(w > 0 for w in widths), widths
+    import html
+    probe = json.loads(html.unescape(match[1]))
+    shown = 3 if ffmpeg_path() else 4  # without an MP4 the headline pair is a GIF too
+    assert len(probe["images"]) == shown and all(w > 0 for w in probe["images"]), probe["images"]
+    text = probe["text"]
+    assert f"Before / after: fingerprint (declared L0) vs {OUTSIDE} (declared L1)" in text
+    assert f"SSIM to the reference: before (fingerprint, contaminated)" in text
+    for cache in ("fingerprint", OUTSIDE, "hardened"):
+        within, beyond = level_verdict_parts(results, "toy", cache)
+        assert within in text and beyond in text
+    assert probe["verdictTop"] < probe["fold"], probe  # the verdicts start above the fold
+    if not ffmpeg_path():
+        pytest.skip(MP4_MISSING)
+    video = probe["video"]
+    assert video and video["error"] is None and video["ready"] >= 1 and video["width"] > 0, video
+    assert video["top"] < probe["fold"], video

@@ -168,7 +168,8 @@ class DiffusersVideo(VideoModel):
         seed = int.from_bytes(hashlib.sha256(prompt.encode()).digest()[:8], "little")
         g = torch.Generator().manual_seed(seed)
         cfg = self.cfg
-        states = torch.randn(1, cfg.text_tokens, cfg.text_dim, generator=g) * cfg.embedding_scale
+        # Scaled in place: one allocation, so nothing else takes the freed address first.
+        states = torch.randn(1, cfg.text_tokens, cfg.text_dim, generator=g).mul_(cfg.embedding_scale)
         return states.to(self.device, cfg.dtype)
 
     def compute_kv(self, source: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:

@@ -120,10 +120,13 @@ def render_scene(prompt: str, cfg: PipelineConfig) -> torch.Tensor:
         cy = (H - 1) / 2 + dy * (frac - 0.5) * (H - 1 - 2 * radius)
         cx = (W - 1) / 2 + dx * (frac - 0.5) * (W - 1 - 2 * radius)
         if shape == "circle":
-            inside = (ys - cy) ** 2 + (xs - cx) ** 2 <= radius ** 2
+            # Coverage by distance from the centre, soft over one latent pixel: at this
+            # resolution a hard-edged disc is a rounded square once upsampled.
+            cover = (radius + 0.5 - ((ys - cy) ** 2 + (xs - cx) ** 2).sqrt()).clamp(0, 1)
         else:
-            inside = ((ys - cy).abs() <= radius * 0.9) & ((xs - cx).abs() <= radius * 0.9)
-        scene[t][inside] = torch.tensor(colour)
+            cover = (((ys - cy).abs() <= radius * 0.9) & ((xs - cx).abs() <= radius * 0.9)).float()
+        cover = cover.unsqueeze(-1)
+        scene[t] = scene[t] * (1 - cover) + torch.tensor(colour) * cover
     return scene
 
 
@@ -171,6 +174,7 @@ class ToyHelios(VideoModel):
             self.w_o.append(torch.cat(u, dim=1).T / cfg.heads)  # average the heads back to RGB
         for name in ("codes", "rotation", "w_text"):
             setattr(self, name, getattr(self, name).to(self.device, cfg.dtype))
+        self.code_states = self.codes @ self.rotation[:P]  # every prompt's position part of the states
         for name in ("w_k", "w_v", "w_q", "w_o"):
             setattr(self, name, [w.to(self.device, cfg.dtype) for w in getattr(self, name)])
         self.text_cache = None
@@ -216,11 +220,14 @@ class ToyHelios(VideoModel):
         return {"positive": self.encode_prompt(prompt), "negative": self.encode_prompt(NEGATIVE_PROMPT)}
 
     def encode_prompt(self, prompt: str) -> torch.Tensor:
-        """Fake text encoder: (1, tokens, text_dim) encoder states for a prompt."""
+        """Fake text encoder: (1, tokens, text_dim) encoder states for a prompt,
+        ``[code, scene RGB, 0...] @ rotation``. The states are the only tensor of their
+        size it allocates, as a real encoder's output is the last thing it makes:
+        nothing else takes the address the previous request freed."""
         cfg = self.cfg
+        P = cfg.code_dim
         scene = render_scene(prompt, cfg).reshape(cfg.tokens, 3).to(self.device, cfg.dtype)
-        pad = torch.zeros(cfg.tokens, cfg.text_dim - cfg.code_dim - 3, device=self.device, dtype=cfg.dtype)
-        return (torch.cat([self.codes, scene, pad], dim=1) @ self.rotation).unsqueeze(0)
+        return torch.addmm(self.code_states, scene, self.rotation[P:P + 3]).unsqueeze(0)
 
     def project_text(self, states: torch.Tensor) -> torch.Tensor:
         return self._cached(self.text_cache, states, lambda: states @ self.w_text, "text")
