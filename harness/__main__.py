@@ -130,10 +130,10 @@ def report(parser, args) -> int:
     try:
         if not rerender(args.folder):  # a differential check's folder has a report of its own
             write_report(args.folder)
-    except (ResultsError, ValueError) as exc:  # ValueError: a differential results file that is not whole
-        parser.exit(EXIT_USAGE, f"{parser.prog}: error: {exc}\n")
     except (ReportError, OSError) as exc:
         parser.exit(EXIT_FAILED, f"{parser.prog}: error: cannot write the report in {args.folder}: {exc}\n")
+    except (ResultsError, ValueError) as exc:  # ValueError: a differential results file that is not whole
+        parser.exit(EXIT_USAGE, f"{parser.prog}: error: {exc}\n")
     say(f"report: {args.folder / 'report.md'}  {args.folder / 'report.html'}")
     return 0
 
@@ -164,7 +164,7 @@ def main(argv=None) -> int:
         from harness.bench import run_bench
         run_bench()
         return 0
-    return report(parser, args)
+    return report(parser.report, args)
 
 
 if __name__ == "__main__":

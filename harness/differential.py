@@ -19,6 +19,7 @@ file the parent compares.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -216,7 +217,8 @@ def describe_reuse(reused: list[dict]) -> str:
                      for u in reused) or "-"
 
 
-def build_blocks(results: dict, folder: Path) -> list:
+def build_blocks(results: dict, files: dict) -> list:
+    """The report's blocks; the media they show go into ``files`` (name -> bytes)."""
     # Imported here: the report pulls in matplotlib, which the command line needs only now.
     from harness.report import Code, Figure, Heading, Para, Table, encode_gif, side_by_side
 
@@ -251,9 +253,8 @@ def build_blocks(results: dict, folder: Path) -> list:
         first = results["first_diverged"]
         panels = [(f"never-reuse allocator\n{first['prompt']}", decode_clip(clip["never_reuse"])),
                   ("normal allocator\nDIVERGED", decode_clip(clip["normal"]))]
-        (folder / "gifs").mkdir(exist_ok=True)
         name = "gifs/first-diverged.gif"
-        write_atomic(folder / name, encode_gif(side_by_side(panels)))
+        files[name] = encode_gif(side_by_side(panels))
         blocks += [Heading("First diverging request"),
                    Para(f"Seed {first['seed']}, request {first['request']} ({first['prompt']!r}): never-reuse "
                         f"allocator | normal allocator, frames in step."),
@@ -267,9 +268,13 @@ def write_results(folder: Path, results: dict) -> None:
     from harness.report import render_html, render_markdown
 
     write_json(folder / "results.json", results)
-    blocks = build_blocks(results, folder)
+    files: dict = {}
+    blocks = build_blocks(results, files)
+    for name, data in files.items():
+        (folder / name).parent.mkdir(exist_ok=True)
+        write_atomic(folder / name, data)
     write_atomic(folder / "report.md", render_markdown(blocks))
-    write_atomic(folder / "report.html", render_html(blocks, folder, results["title"]))
+    write_atomic(folder / "report.html", render_html(blocks, files, results["title"]))
 
 
 def rerender(folder: Path) -> bool:
@@ -278,7 +283,7 @@ def rerender(folder: Path) -> bool:
     path = Path(folder) / "results.json"
     try:
         results = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # unreadable, not text, not JSON
         return False  # the ordinary report says what is wrong with it
     if not isinstance(results, dict) or results.get("kind") != "differential":
         return False
@@ -312,6 +317,11 @@ def add_arguments(p) -> None:
     p.set_defaults(preset="tiny", threads=1, scenario=None)
 
 
+def _one_model(args):
+    """prepare_run checks lists of models for duplicates; the differential check serves one."""
+    return argparse.Namespace(**{**vars(args), "model": [args.model]})
+
+
 def _give_up(message: str, out: Path, existed: bool) -> int:
     """One line, exit 2, and no output folder left behind that this run made."""
     if not existed and out.is_dir() and not any(out.iterdir()):
@@ -322,7 +332,7 @@ def _give_up(message: str, out: Path, existed: bool) -> int:
 
 def main(parser, args) -> int:
     existed = args.out is not None and args.out.exists()
-    plan, out, update_latest = prepare_run(parser, args, [args.cache] if args.cache else [],
+    plan, out, update_latest = prepare_run(parser, _one_model(args), [args.cache] if args.cache else [],
                                            {args.model: ["natural_reuse"]})
     try:
         never_reuse.environment(plan.device)
