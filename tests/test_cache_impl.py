@@ -233,33 +233,3 @@ def test_audit_search_finds_what_the_catalogue_misses(tmp_path):
 def test_audit_cli_bad_usage_is_one_line_exit_2(capsys, args):
     code, out, err = _audit(capsys, *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("python -m harness")
-
-
-def _plugin_run(tmp_path, spec: str, level: str, *extra, autoload: bool = True):
-    """pytest, from a folder outside the repo, on the installed plugin's tests."""
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:randomly", "-p", "no:cacheprovider",
-            "--pyargs", "harness.conformance", "--cache-impl", spec, "--cache-level", level, "--cache-budget", "3",
-            *extra]
-    if not autoload:  # as a project that does not load plugins by entry point would
-        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        args[3:3] = ["-p", "harness.pytest_plugin"]
-    return subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
-
-
-@pytest.mark.parametrize("autoload", [True, False], ids=["entry-point", "dash-p"])
-def test_pytest_plugin_audits_an_outside_cache_from_outside_the_repo(tmp_path, autoload):
-    done = _plugin_run(tmp_path, "cache_impl.weakref_lru:SourceTensorLRUCache", "L2", autoload=autoload)
-    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
-    assert "storage_swapped" in done.stdout and "false hit" in done.stdout
-    clean = _plugin_run(tmp_path, "cache_impl.hardened:HardenedCache", "L2", "--cache-dtypes", "float32",
-                        autoload=autoload)
-    assert clean.returncode == 0, clean.stdout[-3000:]
-    assert " passed" in clean.stdout and "failed" not in clean.stdout
-
-
-def test_pytest_plugin_and_audit_agree_on_an_advisory_miss(tmp_path):
-    """One answer: torch_weak_id's wrong miss on new view objects costs reuse only,
-    in the plugin as in the audit (exit 0 there at L2)."""
-    done = _plugin_run(tmp_path, "torch_weak_id", "L2", "--cache-dtypes", "float32")
-    assert done.returncode == 0, done.stdout[-3000:]
