@@ -33,7 +33,7 @@ def fingerprint(t: torch.Tensor) -> Fingerprint:
     common case pays only for what it reads anyway.
     """
     if type(t) is not torch.Tensor:
-        _check_subclass(t)
+        check_keyable(t)  # not a tensor, or a subclass that wraps its data
     try:
         ptr, shape, stride = t.data_ptr(), tuple(t.shape), t.stride()
     except (RuntimeError, ValueError):  # sparse, mkldnn, nested, uninitialized: no one address or layout
@@ -46,14 +46,6 @@ def fingerprint(t: torch.Tensor) -> Fingerprint:
 
 
 QUANTIZED = frozenset({torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4})
-
-
-def _check_subclass(t) -> None:
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"cache source must be a torch.Tensor, got {type(t).__name__}")
-    reason = unkeyable_reason(t)
-    if reason:
-        raise TypeError(reason)
 
 
 def unkeyable_reason(t: torch.Tensor) -> str | None:

@@ -19,18 +19,20 @@ class PreFixFingerprintLRU:
     """A video model's cross-attention K/V cache before the fix: an LRU keyed by
     ``_tensor_cache_key`` alone."""
 
+    key = staticmethod(_tensor_cache_key)
+
     def __init__(self, max_size: int = 2):
         self.max_size, self.entries = max_size, OrderedDict()
 
     def get(self, source):
-        key = _tensor_cache_key(source)
+        key = self.key(source)
         value = self.entries.get(key)
         if value is not None:
             self.entries.move_to_end(key)
         return value
 
     def put(self, source, value):
-        key = _tensor_cache_key(source)
+        key = self.key(source)
         self.entries[key] = value
         self.entries.move_to_end(key)
         while len(self.entries) > self.max_size:
@@ -81,31 +83,14 @@ class TensorKey:
         return isinstance(other, TensorKey) and self.key == other.key and self._ref() is not None
 
 
-class TensorKeyMemo:
+class TensorKeyMemo(PreFixFingerprintLRU):
     """A bounded memo table keyed by TensorKey."""
 
-    def __init__(self, max_size: int = 2):
-        self.max_size, self.entries = max_size, OrderedDict()
-
-    def get(self, source):
-        key = TensorKey(source)
-        value = self.entries.get(key)
-        if value is not None:
-            self.entries.move_to_end(key)
-        return value
+    key = TensorKey
 
     def put(self, source, value):
-        key = TensorKey(source)
-        self.entries.pop(key, None)
-        self.entries[key] = value
-        while len(self.entries) > self.max_size:
-            self.entries.popitem(last=False)
-
-    def clear(self):
-        self.entries.clear()
-
-    def __len__(self):
-        return len(self.entries)
+        self.entries.pop(self.key(source), None)  # the stored key object holds the old tensor's weakref
+        super().put(source, value)
 
 
 class PerRequestDict:
