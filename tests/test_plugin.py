@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
+pytestmark = [pytest.mark.cpu]  # pytest in subprocesses: slow
 
 
 def _plugin_run(tmp_path, spec: str, level: str, *extra, autoload: bool = True):

@@ -42,7 +42,6 @@ def test_search_finds_shrinks_and_prints_a_runnable_snippet(name, level, tmp_pat
     assert run.returncode == 1 and "AssertionError: false hit" in run.stderr, run.stderr[-2000:]
 
 
-@pytest.mark.core_model
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_search_finds_nothing_at_the_level_a_design_claims(name):
     factory = DESIGNS[name]

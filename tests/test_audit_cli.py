@@ -1,0 +1,180 @@
+"""The audit's command line on whole audits (catalogue and search, in subprocesses or
+in-process): exit codes and verdicts, and user code that misbehaves in every way we
+could think of, which must end in one line or a failing verdict, never a pass. Slower
+than the core checks: ``cpu`` only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.cpu]
+
+
+def _audit(capsys, *args):
+    """Run the audit command line in-process; (exit code, stdout, stderr)."""
+    from harness.__main__ import main
+    try:
+        code = main(["audit", *args])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("spec, require, code, level", [
+    ("fingerprint", "L1", 1, "L0"),
+    ("weakref", "L1", 0, "L1"),
+    ("weakref", "L2", 1, "L1"),
+    ("hardened", "L2", 0, "L2"),
+    ("request_scoped", "L3", 0, "L3"),
+])
+def test_audit_cli_levels_and_exit_codes(capsys, spec, require, code, level):
+    got, out, err = _audit(capsys, spec, "--require", require, "--budget", "1")
+    assert got == code, out + err
+    assert f"level reached: {level}" in out
+    if code:
+        assert "FAIL" in out and ("storage_swapped" in out or "freed_address_reused" in out)
+
+
+DTYPE_BLIND_CACHE = '''
+from collections import OrderedDict
+
+from cache_impl.keys import check_keyable
+
+
+class DtypeBlindCache:
+    """Keys on address, layout and version, but of the dtype only its size and
+    whether it is floating: float16 and bfloat16 views of one memory collide."""
+
+    def __init__(self, max_size=2):
+        self.max_size, self.entries = max_size, OrderedDict()
+
+    def key(self, t):
+        check_keyable(t)  # refuses tensors whose address does not locate their data
+        version = None if t.is_inference() else t._version
+        kind = (t.dtype.itemsize, t.dtype.is_floating_point)
+        return (t.data_ptr(), tuple(t.shape), t.stride(), kind, version, t.is_conj(), t.is_neg())
+
+    def get(self, t):
+        value = self.entries.get(self.key(t))
+        if value is not None:
+            self.entries.move_to_end(self.key(t))
+        return value
+
+    def put(self, t, value):
+        self.entries[self.key(t)] = value
+        self.entries.move_to_end(self.key(t))
+        while len(self.entries) > self.max_size:
+            self.entries.popitem(last=False)
+
+    def clear(self):
+        self.entries.clear()
+
+    def __len__(self):
+        return len(self.entries)
+'''
+
+
+def test_audit_search_finds_what_the_catalogue_misses(tmp_path):
+    """A user's cache that passes every L0 scenario of the catalogue: the search
+    finds its dtype confusion, names the level and prints a snippet that reproduces it."""
+    (tmp_path / "blind.py").write_text(DTYPE_BLIND_CACHE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    done = subprocess.run([sys.executable, "-m", "harness", "audit", "blind:DtypeBlindCache", "--require", "L0",
+                           "--budget", "60"], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "catalogue: level L0" in done.stdout
+    assert "search FAILED at L0" in done.stdout and "level reached: none" in done.stdout
+    snippet = done.stdout.split("reproduce with:\n\n")[1].split("\nsearch:")[0].split("\nlevel reached")[0]
+    assert "from blind import DtypeBlindCache" in snippet
+    rerun = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120, env=env)
+    assert rerun.returncode == 1 and "AssertionError: false hit" in rerun.stderr, rerun.stderr[-2000:]
+
+
+# --- user code inside the audit: whatever it does, one line, and never a pass ---
+
+USER_MODULES = {
+    "syntax_error": "def broken(:\n",
+    "raises_on_import": "raise RuntimeError('boom at import')\n",
+    "getattr_raises": "def __getattr__(name):\n    raise ValueError('no ' + name)\n",
+    "misbehaving": '''
+import sys
+import time
+
+
+class _Dict:
+    def __init__(self, max_size=2):
+        self.entries = {}
+
+    def put(self, source, value):
+        self.entries[source.data_ptr()] = value
+
+    def clear(self):
+        self.entries.clear()
+
+    def __len__(self):
+        return len(self.entries)
+
+
+class ExitInInit(_Dict):
+    def __init__(self, max_size=2):
+        sys.exit(0)
+
+
+class InterruptInInit(_Dict):
+    def __init__(self, max_size=2):
+        raise KeyboardInterrupt
+
+
+class HangInInit(_Dict):
+    def __init__(self, max_size=2):
+        time.sleep(600)
+
+
+class ExitInGet(_Dict):
+    def get(self, source):
+        sys.exit(0)
+
+
+class InterruptInGet(_Dict):
+    def get(self, source):
+        raise KeyboardInterrupt
+
+
+class HangInGet(_Dict):
+    def get(self, source):
+        while True:
+            pass
+''',
+}
+AUDIT_SPECS = [  # (spec, exit code, what the one line, or the verdict, says)
+    ("syntax_error:Cache", 2, "SyntaxError"),
+    ("raises_on_import:Cache", 2, "RuntimeError: boom at import"),
+    ("getattr_raises:Cache", 2, "ValueError: no Cache"),
+    (".relative:Cache", 2, "relative module"),
+    ("misbehaving:ExitInInit", 2, "called sys.exit(0)"),
+    ("misbehaving:InterruptInInit", 2, "KeyboardInterrupt"),
+    ("misbehaving:HangInInit", 2, "did not finish within 0.2 s"),
+    ("misbehaving:ExitInGet", 1, "get() called sys.exit(0)"),
+    ("misbehaving:InterruptInGet", 1, "get() raised KeyboardInterrupt"),
+    ("misbehaving:HangInGet", 1, "get() did not return within 0.2 s"),
+]
+
+
+@pytest.mark.parametrize("spec, code, message", AUDIT_SPECS, ids=[s for s, _, _ in AUDIT_SPECS])
+def test_audit_user_code_cannot_crash_or_pass(capsys, monkeypatch, tmp_path, spec, code, message):
+    for name, text in USER_MODULES.items():
+        (tmp_path / f"{name}.py").write_text(text)
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    got, out, err = _audit(capsys, spec, "--require", "L0", "--budget", "0", "--call-timeout", "0.2")
+    assert got == code, out[-2000:] + err[-2000:]
+    assert "Traceback" not in err
+    if code == 2:
+        assert out == "" and err.count("\n") == 1 and message in err, err
+    else:
+        assert message in out and "level reached: none" in out
