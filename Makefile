@@ -8,6 +8,9 @@ PYTHON ?= python3
 VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
 PYTEST_ARGS ?=
+# setuptools warns on every editable install that a folder named like a package could
+# shadow it; the repo is laid out that way on purpose. That one warning only.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
 ifdef PY
 ENV_PY := $(PY)
@@ -28,12 +31,12 @@ env: $(STAMP)
 $(STAMP): pyproject.toml
 ifdef PY
 	$(PY) -c "import torch" || { echo "error: PY=$(PY) has no torch; install it there or drop PY to use .venv"; exit 2; }
-	$(PY) -m pip install -q -e ".[test]"
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test]"
 else
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q "$(TORCH_SPEC)"
-	$(VENV)/bin/python -m pip install -q -e ".[test]"
+	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test]"
 endif
 	echo "$(TORCH_SPEC) $(PY)" > $@
 
