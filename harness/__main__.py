@@ -29,7 +29,7 @@ def build_parser() -> OneLineParser:
     sub = parser.add_subparsers(dest="command", required=True)
     specs = f"a registered design ({', '.join(DESIGNS)}) or package.module:attr"
 
-    a = sub.add_parser("audit", help="run the scenario catalogue against one cache",
+    a = sub.add_parser("audit", help="audit one cache: the scenario catalogue, then a generative search",
                        description="Run every scenario of the catalogue against SPEC as a serving "
                                    "pipeline runs it, then search for cases the catalogue does not list "
                                    "(sizes, dtypes, layouts, grad modes, every way a live source changes); "
