@@ -17,7 +17,7 @@ import torch
 from cache_impl import Level, declared_level, describe_spec, level_below
 from harness.search import search
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
-from repro.scenarios import (BROKEN, CATALOGUE, CONTRACTS, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
+from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, project, reached_level, run_scenario)
 
 DEFAULT_BUDGET = 40.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
@@ -228,5 +228,5 @@ def search_below(spec, factory, level, options: AuditOptions, unsupported: froze
     return level, found
 
 
-__all__ = ["AuditOptions", "CONTRACTS", "audit", "catalogue_failure", "first_failure", "run_audit",
+__all__ = ["AuditOptions", "audit", "catalogue_failure", "first_failure", "run_audit",
            "run_in_every_dtype", "unsupported_dtypes"]

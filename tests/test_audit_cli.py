@@ -41,41 +41,21 @@ def test_audit_cli_levels_and_exit_codes(capsys, spec, require, code, level):
 
 
 DTYPE_BLIND_CACHE = '''
-from collections import OrderedDict
-
 from cache_impl.keys import check_keyable
+from tests.stand_ins.caches import PreFixFingerprintLRU
 
 
-class DtypeBlindCache:
-    """Keys on address, layout and version, but of the dtype only its size and
-    whether it is floating: float16 and bfloat16 views of one memory collide."""
+def dtype_blind_key(t):
+    """Address, layout and version, but of the dtype only its size and whether it
+    is floating: float16 and bfloat16 views of one memory collide."""
+    check_keyable(t)  # refuses tensors whose address does not locate their data
+    version = None if t.is_inference() else t._version
+    kind = (t.dtype.itemsize, t.dtype.is_floating_point)
+    return (t.data_ptr(), tuple(t.shape), t.stride(), kind, version, t.is_conj(), t.is_neg())
 
-    def __init__(self, max_size=2):
-        self.max_size, self.entries = max_size, OrderedDict()
 
-    def key(self, t):
-        check_keyable(t)  # refuses tensors whose address does not locate their data
-        version = None if t.is_inference() else t._version
-        kind = (t.dtype.itemsize, t.dtype.is_floating_point)
-        return (t.data_ptr(), tuple(t.shape), t.stride(), kind, version, t.is_conj(), t.is_neg())
-
-    def get(self, t):
-        value = self.entries.get(self.key(t))
-        if value is not None:
-            self.entries.move_to_end(self.key(t))
-        return value
-
-    def put(self, t, value):
-        self.entries[self.key(t)] = value
-        self.entries.move_to_end(self.key(t))
-        while len(self.entries) > self.max_size:
-            self.entries.popitem(last=False)
-
-    def clear(self):
-        self.entries.clear()
-
-    def __len__(self):
-        return len(self.entries)
+class DtypeBlindCache(PreFixFingerprintLRU):
+    key = staticmethod(dtype_blind_key)
 '''
 
 
@@ -178,3 +158,11 @@ def test_audit_user_code_cannot_crash_or_pass(capsys, monkeypatch, tmp_path, spe
         assert out == "" and err.count("\n") == 1 and message in err, err
     else:
         assert message in out and "level reached: none" in out
+
+
+@pytest.mark.parametrize("args", [["no.such.module:Cache"], ["nope"], ["hardened", "--require", "L7"], [],
+                                  ["hardened", "--budget", "-1"], ["hardened", "--budget", "soon"],
+                                  ["hardened", "--seed", "-3"], ["hardened", "--seed", str(2 ** 64)]])
+def test_audit_cli_bad_usage_is_one_line_exit_2(capsys, args):
+    code, out, err = _audit(capsys, *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("python -m harness")

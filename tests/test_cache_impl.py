@@ -141,22 +141,3 @@ def test_caches_hold_no_reference_to_sources():
         ref = weakref.ref(src)
         del src
         assert ref() is None, factory.__name__
-
-
-def _audit(capsys, *args):
-    """Run the audit command line in-process; (exit code, stdout, stderr)."""
-    from harness.__main__ import main
-    try:
-        code = main(["audit", *args])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.mark.parametrize("args", [["no.such.module:Cache"], ["nope"], ["hardened", "--require", "L7"], [],
-                                  ["hardened", "--budget", "-1"], ["hardened", "--budget", "soon"],
-                                  ["hardened", "--seed", "-3"], ["hardened", "--seed", str(2 ** 64)]])
-def test_audit_cli_bad_usage_is_one_line_exit_2(capsys, args):
-    code, out, err = _audit(capsys, *args)
-    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("python -m harness")
