@@ -40,21 +40,33 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("audited_scenario", CATALOGUE, ids=[s.name for s in CATALOGUE])
 
 
+def pytest_configure(config):
+    """Check --cache-impl and --cache-level once, before any test: a spec that does not
+    import is one pytest usage error, not an error repeated for every audited test."""
+    spec = config.getoption("--cache-impl", default=None)
+    if not spec:
+        return
+    from cache_impl import CacheSpecError, Level, resolve
+    try:
+        require = Level.parse(config.getoption("--cache-level"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--cache-level: {exc}") from None
+    try:
+        config._address_reuse_audited = resolve(spec), require
+    except CacheSpecError as exc:
+        raise pytest.UsageError(f"--cache-impl: {exc}") from None
+
+
 @pytest.fixture(scope="session")
 def audited_cache(request):
     """(spec, factory, AuditOptions, unsupported dtypes) for --cache-impl; skips without it."""
-    from cache_impl import CacheSpecError, Level, resolve
     from harness.audit import AuditOptions, unsupported_dtypes
 
     config = request.config
     spec = config.getoption("--cache-impl")
     if not spec:
         pytest.skip("no --cache-impl given: nothing to audit")
-    try:
-        factory = resolve(spec)
-        require = Level.parse(config.getoption("--cache-level"))
-    except (CacheSpecError, ValueError) as exc:
-        raise pytest.UsageError(str(exc)) from None
+    factory, require = config._address_reuse_audited
     given = {"budget": config.getoption("--cache-budget"), "timeout": config.getoption("--cache-timeout"),
              "dtypes": config.getoption("--cache-dtypes")}
     if given["dtypes"]:

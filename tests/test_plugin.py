@@ -40,3 +40,12 @@ def test_pytest_plugin_and_audit_agree_on_an_advisory_miss(tmp_path):
     in the plugin as in the audit (exit 0 there at L2)."""
     done = _plugin_run(tmp_path, "torch_weak_id", "L2", "--cache-dtypes", "float32")
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_pytest_plugin_reports_a_spec_that_does_not_import_once(tmp_path):
+    """A usage error (pytest's exit 4), said once, before any test runs."""
+    done = _plugin_run(tmp_path, "no_such_package.caches:MyCache", "L2")
+    out = done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, out[-2000:]
+    assert out.count("cannot import") == 1 and "no_such_package" in out, out[-2000:]
+    assert len(out.strip().splitlines()) == 1, out[-2000:]
