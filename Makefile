@@ -31,12 +31,12 @@ env: $(STAMP)
 $(STAMP): pyproject.toml
 ifdef PY
 	$(PY) -c "import torch" || { echo "error: PY=$(PY) has no torch; install it there or drop PY to use .venv"; exit 2; }
-	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test]"
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test,diffusers,video]"
 else
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q "$(TORCH_SPEC)"
-	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test]"
+	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test,diffusers,video]"
 endif
 	echo "$(TORCH_SPEC) $(PY)" > $@
 

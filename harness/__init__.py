@@ -1,1 +1,32 @@
 """Runs caches against scenarios and references, and writes reports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+def how_to_run() -> str:
+    """The command that runs the harness in this environment, for the hints the tools
+    print: the console command as it was called (``.venv/bin/address-reuse``), else this
+    interpreter with ``-m harness`` (``.venv/bin/python -m harness``). A bare name only
+    when the shell finds that very file on PATH (an activated environment)."""
+    called = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if Path(called).name == "address-reuse":
+        return _as_typed(called)
+    return f"{_as_typed(sys.executable)} -m harness"
+
+
+def _as_typed(path: str) -> str:
+    """``path`` as short as it works from here: its bare name when PATH finds the same
+    file, relative when it lies under the working folder, else absolute."""
+    found = shutil.which(Path(path).name)
+    if found and os.path.abspath(found) == os.path.abspath(path):
+        return Path(path).name
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)

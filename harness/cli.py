@@ -4,10 +4,11 @@ running a matrix with progress, summary and report."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import torch
@@ -15,7 +16,7 @@ import torch
 from cache_impl import CacheSpecError, Level, resolve
 from harness.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
-from repro.models import MODELS, REAL_MODELS, ModelSpecError, check_model_spec
+from repro.models import MODELS, ModelSpecError, check_model_spec
 from repro.models.toy import PRESETS, preset
 from repro.serving import STRATEGIES
 
@@ -31,6 +32,7 @@ EXIT_CONTAMINATED = 1  # compare: the after cache contaminated a request
 EXIT_USAGE = 2  # bad input, one line, nothing written
 EXIT_NOTHING_CONCLUSIVE = 3  # compare: no request of the after cache was conclusive
 EXIT_FAILED = 4  # the run or its report failed midway: no report written, reports/latest unchanged
+EXIT_INTERRUPTED = 130  # Ctrl-C: one line, nothing half-written, reports/latest* unchanged (128 + SIGINT)
 
 # ``python -m repro`` without --model: the toy in every scenario, the real Helios
 # transformer in the scenarios of the seed's bug and of what its fix leaves open.
@@ -112,6 +114,57 @@ def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
                         "once its report is written)")
 
 
+def run_command(prog: str, command) -> int:
+    """Run ``command()`` and return its exit code; Ctrl-C anywhere in it ends in one
+    line and EXIT_INTERRUPTED. Files are written atomically and pointers moved only
+    once a report is whole (``harness.results``), so an interrupt leaves the last whole
+    state: run folders this process made and left empty are removed, one that holds
+    finished cases keeps them in results.json, and no ``latest`` pointer moves."""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        return command()
+    handled = threading.Event()
+    resends: list[threading.Timer] = []
+
+    def interrupt(signum, frame):
+        if not handled.is_set():  # a resend that arrives after the line was printed is dropped
+            raise KeyboardInterrupt
+
+    def dropped(unraisable):
+        # A KeyboardInterrupt raised inside a callback that Python runs from C (a weakref
+        # or gc callback, a __del__) is reported there and dropped: send the signal again,
+        # from another thread once the callback is done, so that it ends the command.
+        if issubclass(unraisable.exc_type, KeyboardInterrupt):
+            resends.append(threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)))
+            resends[-1].start()
+        else:
+            previous_hook(unraisable)
+
+    previous_handler = signal.signal(signal.SIGINT, interrupt)
+    previous_hook, sys.unraisablehook = sys.unraisablehook, dropped
+    try:
+        return command()
+    except KeyboardInterrupt:
+        handled.set()
+        unreported = []
+        for folder in _NEW_FOLDERS:
+            _discard_if_empty(folder)
+            if (folder / "results.json").is_file() and not (folder / "report.md").is_file():
+                unreported.append(str(folder / "results.json"))
+        print(f"{prog}: interrupted" + (f"; no report written, the finished cases are in {', '.join(unreported)}"
+                                        if unreported else ""), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        handled.set()
+        for timer in resends:  # every resend sent (to `interrupt`, which now ignores it) or cancelled
+            timer.cancel()
+            timer.join()
+        sys.unraisablehook = previous_hook
+        signal.signal(signal.SIGINT, previous_handler)
+
+
+_NEW_FOLDERS: list[Path] = []  # run folders this process made, for run_command to tidy after an interrupt
+
+
 def reject_duplicates(parser: argparse.ArgumentParser, **lists) -> None:
     """``--cache a a`` would serve and count every request of ``a`` twice: refuse it."""
     for option, values in lists.items():
@@ -140,8 +193,6 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
                 raise ModelSpecError(f"--preset {args.preset} applies to the toy model only, not {spec!r}")
     except (CacheSpecError, ValueError) as exc:
         parser.error(str(exc))
-    if any(spec in REAL_MODELS for spec in models) and importlib.util.find_spec("diffusers") is None:
-        parser.error("the real models need diffusers: pip install -e . (or make repro) installs the pinned version")
     if args.out is not None:
         out = args.out
         if out.exists() and not out.is_dir():
@@ -149,6 +200,8 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
         created = not out.exists()
         try:
             out.mkdir(parents=True, exist_ok=True)
+            if created:
+                _NEW_FOLDERS.append(out)
             probe = out / ".write-test"
             probe.write_text("")
             probe.unlink()
@@ -161,6 +214,7 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
             out = new_run_dir()
         except OSError as exc:
             parser.error(f"cannot make a run folder under reports/ ({exc.strerror or exc})")
+        _NEW_FOLDERS.append(out)
     torch.set_num_threads(args.threads)
     plan = RunPlan(caches=caches, models=models, seeds=args.seed, requests=args.requests, device=device,
                    steps=args.steps, preset=args.preset, dtype=DTYPES.get(args.dtype))
@@ -179,7 +233,7 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str
 
     served = ", ".join(f"{m} ({len(s)} scenarios)" for m, s in plan.models.items() if s)
     say(f"running {served} x {len(plan.caches)} caches x {len(plan.seeds)} seeds, "
-        f"{plan.requests} requests each, on {plan.device}; results in {out}")
+        f"{plan.requests} requests each, on {plan.device}")
     try:
         results = run_matrix(plan, out, progress=say, title=title, kind=kind, pair=pair)
     except ModelSpecError as exc:  # a user's factory that builds no model: one line, as for bad usage
@@ -187,8 +241,9 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str
         fail(f"{prog}: error: {exc}", EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - a user's cache or model may raise anything
         _discard_if_empty(out)
-        fail(f"{prog}: error: the run failed midway: {type(exc).__name__}: {exc}; no report written "
-             f"(finished cases, if any, are in {out / 'results.json'})", EXIT_FAILED)
+        kept = out / "results.json"
+        fail(f"{prog}: error: the run failed midway: {type(exc).__name__}: {exc}; no report written"
+             + (f" (the finished cases are in {kept})" if kept.is_file() else ""), EXIT_FAILED)
     say("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")
     say(summary_table(results))
     for name in results.models:

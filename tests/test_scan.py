@@ -19,6 +19,7 @@ import pytest
 import torch
 
 import cache_impl
+from harness import how_to_run
 from harness.__main__ import main
 from harness.scan import scan_paths
 from harness.scan.formats import sarif
@@ -186,7 +187,8 @@ def test_json_output(capsys):
     (finding,) = data["findings"]
     assert finding["code"] == "ARH001" and finding["level"] == "L1"
     assert "liveness weakref" in finding["guards"] and "storage identity recheck" in finding["missing"]
-    assert finding["audit"] == "python -m harness audit tp_seed_fix_weakref:GuardedKVCache --require L2"
+    # the command that runs the harness here (tests/test_install.py runs it)
+    assert finding["audit"] == f"{how_to_run()} audit tp_seed_fix_weakref:GuardedKVCache --require L2"
 
 
 def _sarif_log(tmp_path) -> dict:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from cache_impl.levels import Level
+from harness import how_to_run
 
 CODES = {
     "ARH001": "mapping keyed by a tensor's address or identity",
@@ -423,7 +424,7 @@ class ModuleScan:
                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         if not {"get", "put"} <= methods:
             return None
-        return f"python -m harness audit {self.module}:{cls.name} --require {max(level, 'L2')}"
+        return f"{how_to_run()} audit {self.module}:{cls.name} --require {max(level, 'L2')}"
 
     def _subclass_notes(self, cls: ast.ClassDef | None, key: Parts, base_level: str) -> list[str]:
         """A subclass in the same module may add the guard its base lacks (request scope, say)."""

@@ -5,6 +5,7 @@ real diffusers architectures. ``load_model(spec, ...)`` builds one by name or fr
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import torch
 
@@ -12,6 +13,9 @@ from repro.models.base import STATS, Observer, VideoModel
 
 REAL_MODELS = ("helios", "wan")  # diffusers architectures; diffusers is imported only for these
 MODELS = ("toy", *REAL_MODELS)
+# The diffusers versions the real models are tested with; the same range as the
+# ``diffusers`` extra in pyproject.toml (a test keeps the two equal).
+DIFFUSERS_RANGE = ">=0.37,<0.43"
 
 
 class ModelSpecError(ValueError):
@@ -30,16 +34,19 @@ def load_model(spec: str, device: torch.device, steps: int | None = None, preset
     if preset != "tiny":
         raise ModelSpecError(f"--preset {preset} applies to the toy model only")
     if spec in REAL_MODELS:
+        _require_diffusers(spec)
         try:
             from repro.models.diffusers_video import build
-        except ImportError as exc:
-            raise ModelSpecError(f"model {spec!r} needs diffusers: {exc}") from None
+        except ImportError as exc:  # installed, but a version without the classes these models use
+            raise ModelSpecError(_diffusers_hint(spec, f"the installed diffusers does not have them ({exc})")) from None
         return build(spec, device, steps, dtype)
     factory = _factory(spec)
     try:
         model = factory(device=device, steps=steps, dtype=dtype)
     except TypeError as exc:  # not called the way a model factory is
         raise ModelSpecError(f"model {spec!r}: factory(device=, steps=, dtype=) failed: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a user's factory may raise anything; one line says what
+        raise ModelSpecError(f"model {spec!r}: the factory raised {type(exc).__name__}: {exc}") from None
     if not isinstance(model, VideoModel):
         raise ModelSpecError(f"model {spec!r}: the factory returned {type(model).__name__}, not a VideoModel")
     model.name = spec if not model.name else model.name
@@ -48,9 +55,22 @@ def load_model(spec: str, device: torch.device, steps: int | None = None, preset
 
 def check_model_spec(spec: str) -> None:
     """Fail early, in one line, on a spec that cannot name a model (nothing is built)."""
+    if spec in REAL_MODELS:
+        _require_diffusers(spec)
     if spec in MODELS:
         return
     _factory(spec)
+
+
+def _require_diffusers(spec: str) -> None:
+    """Find diffusers without importing it (an import takes seconds)."""
+    if importlib.util.find_spec("diffusers") is None:
+        raise ModelSpecError(_diffusers_hint(spec, "diffusers is not installed"))
+
+
+def _diffusers_hint(spec: str, why: str) -> str:
+    return (f"model {spec!r} needs diffusers{DIFFUSERS_RANGE}: {why}; install it with "
+            f"pip install 'diffusers{DIFFUSERS_RANGE}' (make repro and make test do, in .venv)")
 
 
 def _factory(spec: str):
@@ -67,5 +87,5 @@ def _factory(spec: str):
     return factory
 
 
-__all__ = ["MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel", "check_model_spec",
+__all__ = ["DIFFUSERS_RANGE", "MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel", "check_model_spec",
            "load_model"]
