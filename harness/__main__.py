@@ -9,7 +9,7 @@ from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
 from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
 from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
                          OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
-                         say, seconds_argument, seed_argument)
+                         run_command, say, seconds_argument, seed_argument)
 from harness.run import REPORTS
 from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
 from repro.scenarios import CONTRACTS
@@ -140,7 +140,10 @@ def report(parser, args) -> int:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    return run_command(parser.prog, lambda: _run(parser, parser.parse_args(argv)))
+
+
+def _run(parser, args) -> int:
     if args.command == "audit":
         try:
             factory = resolve(args.spec, timeout=args.call_timeout)

@@ -98,7 +98,12 @@ def run_children(job: dict, device: torch.device, folder: Path) -> dict:
             env=child_environment(allocator, device), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     outputs, failures = {}, []
     for name, proc in procs.items():
-        _, err = proc.communicate()
+        try:
+            _, err = proc.communicate()
+        except BaseException:  # interrupted: no child outlives the run
+            for child in procs.values():
+                child.kill()
+            raise
         if proc.returncode != 0:
             lines = [line for line in err.splitlines() if line.strip()]
             failures.append(f"{name} run failed (exit {proc.returncode}): {lines[-1] if lines else 'no message'}")

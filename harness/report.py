@@ -35,7 +35,7 @@ from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 from cache_impl import Level  # noqa: E402
 from harness.metrics import frame_ssim  # noqa: E402
 from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, Clip, Record, Results, ResultsError,  # noqa: E402
-                             decode_clip, load, natural_reuse_rate, tally)
+                             decode_clip, load, natural_reuse_rate, tally, uninterrupted)
 
 MIN_TILE_WIDTH = 256  # every clip is magnified (whole pixels) to at least this width
 FONT_SIZE = 14
@@ -665,8 +665,9 @@ def _write_all(folder: Path, files: dict[str, bytes]) -> None:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
         raise
-    for tmp, target in staged:
-        os.replace(tmp, target)
+    with uninterrupted():  # the report lands whole: all renames or, before them, none
+        for tmp, target in staged:
+            os.replace(tmp, target)
 
 
 __all__ = ["ReportError", "ResultsError", "level_verdict", "level_verdict_parts", "side_by_side", "verdict_line",

@@ -8,11 +8,14 @@ with a one-line :class:`ResultsError`.
 """
 
 import base64
+import contextlib
 import dataclasses
 import io
 import json
 import os
+import signal
 import tempfile
+import threading
 import types
 import typing
 from dataclasses import dataclass, field
@@ -326,8 +329,28 @@ def save(folder: Path, results: Results) -> None:
     write_json(Path(folder) / "results.json", results.to_json())
 
 
+@contextlib.contextmanager
+def uninterrupted():
+    """Hold Ctrl-C (SIGINT) until the block ends, so that what it renames into place
+    (several report files, a ``latest`` pointer) lands whole; the interrupt is then
+    delivered to the handler that was in place. Python handles signals in the main
+    thread only: elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pending and callable(previous):
+            previous(signal.SIGINT, None)
+
+
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``."""
+    """Write to a temporary file beside ``path``, then rename it over ``path``; an
+    interrupt on the way leaves ``path`` as it was and no temporary file."""
     path = Path(path)
     raw = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -337,7 +360,7 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         raise
 
 
@@ -351,7 +374,8 @@ def point_latest(run_dir: Path, kind: str = "repro") -> None:
     ``make repro``."""
     link = run_dir.parent / ("latest" if kind == "repro" else f"latest-{kind}")
     tmp = run_dir.parent / f".{link.name}.{os.getpid()}"
-    if tmp.is_symlink() or tmp.exists():
-        tmp.unlink()
-    tmp.symlink_to(run_dir.name)
-    os.replace(tmp, link)
+    with uninterrupted():
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        tmp.symlink_to(run_dir.name)
+        os.replace(tmp, link)

@@ -15,7 +15,7 @@ from cache_impl import DESIGNS
 
 def main(argv=None) -> int:
     from harness.cli import (DEFAULT_MODELS, STRATEGIES, OneLineParser, add_run_options, execute, models_to_run,
-                             prepare_run)
+                             prepare_run, run_command)
 
     parser = OneLineParser(
         prog="python -m repro",
@@ -30,11 +30,15 @@ def main(argv=None) -> int:
                         help="cache designs to run: registered names or package.module:attr "
                              f"(default: all of {', '.join(DESIGNS)})")
     add_run_options(parser, "how addresses come back between requests (default: all)")
-    args = parser.parse_args(argv)
-    models = models_to_run(args, args.scenario or list(STRATEGIES), DEFAULT_MODELS)
-    plan, out, update_latest = prepare_run(parser, args, args.cache, models)
-    execute(plan, out, update_latest, "Address-reuse report", parser.prog)
-    return 0
+
+    def run() -> int:
+        args = parser.parse_args(argv)
+        models = models_to_run(args, args.scenario or list(STRATEGIES), DEFAULT_MODELS)
+        plan, out, update_latest = prepare_run(parser, args, args.cache, models)
+        execute(plan, out, update_latest, "Address-reuse report", parser.prog)
+        return 0
+
+    return run_command(parser.prog, run)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from cache_impl import DESIGNS
 from repro.scenarios import CATALOGUE
 
@@ -47,3 +49,14 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("sweep_case", cases, ids=[f"{m}-{s}-{d}-seed{seed}" for m, s, d, seed in cases])
     if "scenario" in metafunc.fixturenames:
         metafunc.parametrize("scenario", CATALOGUE, ids=[s.name for s in CATALOGUE])
+
+
+@pytest.fixture
+def reports(tmp_path, monkeypatch):
+    """A reports/ folder of our own, with a latest pointer from an earlier run."""
+    from harness import cli, run
+    root = tmp_path / "reports"
+    (root / "earlier").mkdir(parents=True)
+    (root / "latest").symlink_to("earlier")
+    monkeypatch.setattr(cli, "new_run_dir", lambda: run.new_run_dir(root))
+    return root

@@ -1,5 +1,5 @@
-"""Bad input to every command line: a one-line error naming the problem, no traceback,
-nothing left behind. Exit 2 for bad usage; 4 when a run or its report fails midway
+"""Bad input to every command line, and Ctrl-C: a one-line error naming the problem, no
+traceback, nothing left behind. Exit 2 for bad usage; 4 when a run or its report fails midway
 (1 and 3 are compare's verdicts). The lists below are what was tried."""
 
 from __future__ import annotations
@@ -211,6 +211,27 @@ def test_a_model_factory_that_builds_nothing_is_one_line(capsys, tmp_path):
     from repro.__main__ import main
     code, out, err = _run(capsys, main, ["--model", "collections:OrderedDict", "--out", str(tmp_path / "run")])
     _assert_one_line(code, out, err, "not a VideoModel")
+    assert not (tmp_path / "run").exists() and "results" not in out
+
+
+def test_a_model_factory_that_raises_is_one_line(capsys, tmp_path, monkeypatch):
+    from repro.__main__ import main
+    (tmp_path / "raising_model.py").write_text("def build(**_):\n    raise RuntimeError('no weights here')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _run(capsys, main, ["--model", "raising_model:build", "--out", str(tmp_path / "run")])
+    _assert_one_line(code, out, err, "model 'raising_model:build': the factory raised RuntimeError: no weights here")
+    assert not (tmp_path / "run").exists() and "results.json" not in err
+
+
+@pytest.mark.parametrize("model", ["helios", "wan"])
+def test_a_real_model_without_diffusers_says_what_to_install(capsys, tmp_path, monkeypatch, no_run_folder, model):
+    import sys
+    from repro.__main__ import main
+    from repro.models import DIFFUSERS_RANGE
+    monkeypatch.setitem(sys.modules, "diffusers", None)  # find_spec answers None: not installed
+    code, out, err = _run(capsys, main, ["--model", model, "--out", str(tmp_path / "run")])
+    _assert_one_line(code, out, err, f"pip install 'diffusers{DIFFUSERS_RANGE}'")
+    assert not (tmp_path / "run").exists()
 
 
 # --- failures midway: exit 4, no report, reports/latest unchanged ---------------------
@@ -229,17 +250,6 @@ class CrashingCache:
     def __len__(self):
         return 0
 '''
-
-
-@pytest.fixture
-def reports(tmp_path, monkeypatch):
-    """A reports/ folder of our own, with a latest pointer from an earlier run."""
-    from harness import cli, run
-    root = tmp_path / "reports"
-    (root / "earlier").mkdir(parents=True)
-    (root / "latest").symlink_to("earlier")
-    monkeypatch.setattr(cli, "new_run_dir", lambda: run.new_run_dir(root))
-    return root
 
 
 SMALL = ["--seed", "0", "--requests", "2", "--steps", "2", "--scenario", "freed_address_reused"]
@@ -284,3 +294,113 @@ def test_two_runs_in_the_same_second_get_two_folders(tmp_path):
     from harness.run import new_run_dir
     first, second = new_run_dir(tmp_path), new_run_dir(tmp_path)
     assert first != second and first.is_dir() and second.is_dir()
+
+
+# --- Ctrl-C: one line, exit 130, nothing half-written, latest pointers unchanged ---------
+
+def _interrupt_at(monkeypatch, target: str, calls_before: int = 0):
+    """Make ``target`` raise KeyboardInterrupt (as Ctrl-C there would) after ``calls_before`` calls."""
+    import importlib
+    module_name, attr = target.rsplit(".", 1)
+    module = importlib.import_module(module_name)
+    real, calls = getattr(module, attr), []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > calls_before:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, attr, interrupted)
+
+
+def _assert_interrupted(code, err, prog):
+    assert code == 130, (code, err)
+    assert err.count("\n") == 1 and err.startswith(f"{prog}: interrupted") and "Traceback" not in err, err
+
+
+def _no_temporary_files(folder):
+    return not [p for p in folder.rglob(".*") if p.name.endswith(".tmp")]
+
+
+@pytest.mark.diffusion
+def test_repro_interrupted_midway_keeps_the_finished_cases_and_no_report(capsys, monkeypatch, reports):
+    from repro.__main__ import main
+    _interrupt_at(monkeypatch, "harness.run.run_case", calls_before=1)
+    code, out, err = _run(capsys, main, ["--model", "toy", "--cache", "fingerprint", "weakref", *SMALL])
+    _assert_interrupted(code, err, "python -m repro")
+    runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
+    assert len(runs) == 1 and sorted(p.name for p in runs[0].iterdir()) == ["results.json"]
+    assert "finished cases are in" in err and str(runs[0] / "results.json") in err
+    assert (reports / "latest").readlink().name == "earlier"
+
+
+def test_repro_interrupted_before_any_case_leaves_no_folder(capsys, monkeypatch, reports):
+    from repro.__main__ import main
+    _interrupt_at(monkeypatch, "harness.run.load_model")
+    code, out, err = _run(capsys, main, ["--model", "toy", *SMALL])
+    _assert_interrupted(code, err, "python -m repro")
+    assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
+
+
+@pytest.mark.diffusion
+def test_compare_interrupted_while_writing_its_report_writes_none(capsys, monkeypatch, reports):
+    from harness.__main__ import main
+    _interrupt_at(monkeypatch, "harness.report.render_html")
+    code, out, err = _run(capsys, main, ["compare", "--before", "fingerprint", "--after", "weakref", *SMALL])
+    _assert_interrupted(code, err, "python -m harness")
+    runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
+    assert len(runs) == 1 and sorted(p.name for p in runs[0].iterdir()) == ["results.json"]
+    assert _no_temporary_files(reports) and not (reports / "latest-compare").exists()
+
+
+def test_audit_interrupted_is_one_line(capsys, monkeypatch):
+    from harness.__main__ import main
+    _interrupt_at(monkeypatch, "harness.audit.search")
+    code, out, err = _run(capsys, main, ["audit", "weakref"])
+    _assert_interrupted(code, err, "python -m harness")
+
+
+@pytest.mark.parametrize("given_out", [False, True], ids=["reports", "out"])
+def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports, tmp_path, given_out):
+    from harness import differential
+    from harness.__main__ import main
+    monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
+    _interrupt_at(monkeypatch, "harness.differential.run_children")
+    out_dir = tmp_path / "differential-run"
+    code, out, err = _run(capsys, main, ["differential", "--model", "toy",
+                                         *(["--out", str(out_dir)] if given_out else [])])
+    _assert_interrupted(code, err, "python -m harness")
+    assert not out_dir.exists() and sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
+
+
+def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
+    import os
+    import signal
+    from harness.results import uninterrupted
+    finished = False
+    with pytest.raises(KeyboardInterrupt):
+        with uninterrupted():
+            os.kill(os.getpid(), signal.SIGINT)
+            finished = True
+    assert finished
+
+
+@pytest.mark.diffusion
+def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
+    """The signal itself, sent to a running ``python -m repro`` once it reports its first case."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    out_dir = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "weakref",
+                             "hardened", *SMALL, "--out", str(out_dir)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    for line in proc.stdout:
+        if line.startswith("[  1/"):
+            proc.send_signal(signal.SIGINT)
+            break
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert err.count("\n") == 1 and err.startswith("python -m repro: interrupted") and "Traceback" not in err, err
+    assert not (out_dir / "report.md").exists() and _no_temporary_files(out_dir)
