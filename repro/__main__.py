@@ -13,9 +13,8 @@ import sys
 from cache_impl import DESIGNS
 
 
-def main(argv=None) -> int:
-    from harness.cli import (DEFAULT_MODELS, STRATEGIES, OneLineParser, add_run_options, execute, models_to_run,
-                             prepare_run, run_command)
+def build_parser():
+    from harness.cli import OneLineParser, add_run_options
 
     parser = OneLineParser(
         prog="python -m repro",
@@ -25,11 +24,18 @@ def main(argv=None) -> int:
                     "and compare every request with a cache-free run of the same prompt and seed. Writes "
                     "results.json and a report (md, html, MP4s and GIFs, plots) into the output folder. Exit 0 "
                     "when both are written, 2 for bad usage (nothing written), 4 when the run or its report fails "
-                    "midway (no report written, reports/latest unchanged).")
+                    "midway (no report written, reports/latest unchanged), 130 on Ctrl-C (the same).")
     parser.add_argument("--cache", nargs="+", metavar="SPEC", default=list(DESIGNS),
                         help="cache designs to run: registered names or package.module:attr "
                              f"(default: all of {', '.join(DESIGNS)})")
     add_run_options(parser, "how addresses come back between requests (default: all)")
+    return parser
+
+
+def main(argv=None) -> int:
+    from harness.cli import DEFAULT_MODELS, STRATEGIES, execute, models_to_run, prepare_run, run_command
+
+    parser = build_parser()
 
     def run() -> int:
         args = parser.parse_args(argv)
