@@ -36,6 +36,7 @@ from cache_impl import Level  # noqa: E402
 from harness.metrics import frame_ssim  # noqa: E402
 from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, Clip, Record, Results, ResultsError,  # noqa: E402
                              decode_clip, load, natural_reuse_rate, tally, uninterrupted)
+from repro.models import REAL_MODELS  # noqa: E402
 
 MIN_TILE_WIDTH = 256  # every clip is magnified (whole pixels) to at least this width
 FONT_SIZE = 14
@@ -128,6 +129,11 @@ pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; white-space: pre-wr
 @media print { img, video { page-break-inside: avoid; } }
 """
 
+# What the real models' frames are, said wherever they are shown.
+RANDOM_WEIGHTS = ("The real model is diffusers' own architecture at a tiny test configuration with seeded random "
+                  "weights (no trained weights are loaded): its frames are patterns, not pictures, and what they "
+                  "show is whether a request's output equals its cache-free reference.")
+
 # How a table cell is coloured, by the words it starts with.
 CELL_CLASSES = {CONTAMINATED: "bad", "fails": "bad", CLEAN: "good", "meets": "good",
                 INCONCLUSIVE: "unsure", "not shown": "unsure"}
@@ -207,18 +213,19 @@ def wrap_label(text: str, width: int, font=None) -> list[str]:
 
 def side_by_side(panels: list[tuple[str, np.ndarray]], captions: list[list[str]] | None = None) -> list[np.ndarray]:
     """Labelled clips side by side, frames in step: one (H, W, 3) image per frame.
-    ``panels``: ``(label, frames)``; ``captions[i][t]``: text under panel i at frame t."""
+    ``panels``: ``(label, frames)``; ``captions[i][t]``: text above panel i's frame t,
+    under its label (a playing video's controls cover the bottom of the picture)."""
     count = min(len(frames) for _, frames in panels)
     font = _font()
     scale = tile_scale(max(frames.shape[2] for _, frames in panels))
     width = max(frames.shape[2] for _, frames in panels) * scale
     height = max(frames.shape[1] for _, frames in panels) * scale
     labels = [wrap_label(label, width - 2 * PAD, font) for label, _ in panels]
-    top = max(len(lines) for lines in labels) * LINE_HEIGHT + 2 * PAD
-    bottom = LINE_HEIGHT + 2 * PAD if captions else 0
+    caption_y = max(len(lines) for lines in labels) * LINE_HEIGHT + 2 * PAD
+    top = caption_y + (LINE_HEIGHT + PAD if captions else 0)
     canvas_w = len(panels) * width + GAP * (len(panels) - 1)
     canvas_w += canvas_w % 2  # H.264 (yuv420p) needs even sizes
-    canvas_h = top + height + bottom
+    canvas_h = top + height + PAD
     canvas_h += canvas_h % 2
     out = []
     for t in range(count):
@@ -231,7 +238,7 @@ def side_by_side(panels: list[tuple[str, np.ndarray]], captions: list[list[str]]
             for j, line in enumerate(labels[i]):
                 draw.text((x + PAD, PAD + j * LINE_HEIGHT), line, fill="black", font=font)
             if captions and captions[i]:
-                draw.text((x + PAD, top + height + PAD), captions[i][t], fill="black", font=font)
+                draw.text((x + PAD, caption_y), captions[i][t], fill="black", font=font)
         out.append(np.asarray(canvas))
     return out
 
@@ -410,6 +417,25 @@ def verdict_line(records: list[Record]) -> str:
     return f"clean: 0/{len(conclusive)} conclusive requests contaminated, {same}{tail}"
 
 
+def _by_level(results: Results, model: str, cache: str) -> tuple[list[Record], list[Record]]:
+    """A design's requests in the scenarios up to its declared level, and beyond it (a
+    design that declares no level: all of them beyond)."""
+    declared = results.caches[cache].declared_level
+    records = results.records_of(model, cache=cache)
+    if declared is None:
+        return [], records
+    within = [r for r in records if Level.parse(r.level) <= Level.parse(declared)]
+    return within, [r for r in records if r not in within]
+
+
+def _level_cells(within: list[Record], beyond: list[Record]) -> list[str]:
+    """Contamination beyond a design's level is a finding, not a failure: its cell says so
+    (and is not coloured as one)."""
+    beyond_line = verdict_line(beyond) if beyond else "-"
+    return [verdict_line(within) if within else "-",
+            f"finding: {beyond_line}" if beyond_line.startswith(CONTAMINATED) else beyond_line]
+
+
 def _cell(rs: list[Record]) -> str:
     t = tally(rs)
     state = CONTAMINATED if t.contaminated else (CLEAN if t.conclusive else INCONCLUSIVE)
@@ -495,7 +521,8 @@ class _Renderer:
         shown = " | ".join(f"{role} {cache} ({verdict})" for role, (cache, verdict, _) in outputs.items())
         blocks = [
             Heading(f"{clip.model}: {clip.scenario} ({clip.level}), seed {clip.seed}, request {clip.request}", 3),
-            Para(f"The request asked for \"{clip.prompt}\"; the previous one for \"{clip.previous_prompt}\"."),
+            Para(f"The request asked for \"{clip.prompt}\"; the previous one for \"{clip.previous_prompt}\"."
+                 + (f" {RANDOM_WEIGHTS}" if clip.model in REAL_MODELS else "")),
             Video(mp4, gif, f"{clip.model} {clip.scenario}: reference | {shown}"),
             Para("SSIM to the reference: " + "; ".join(
                 f"{role} ({cache}, {verdict}) {summary(role)}" for role, (cache, verdict, _) in outputs.items())
@@ -564,9 +591,12 @@ class _Renderer:
             f"{len(plan['seeds'])} seeds x {plan['requests']} requests, on {env['device']} ({env['device_name']}), "
             f"torch {env['torch']}, git {env['git_revision']}. Each request is compared with a cache-free run of "
             f"the same prompt and seed."))
-        blocks += [Heading("Requests per design"), Table(["model", "cache", "requests"], [
-            [m, c, verdict_line(results.records_of(m, cache=c))]
-            for m in models for c in caches if results.records_of(m, cache=c)])]
+        blocks += [Heading("Requests per design"),
+                   Para("Counted apart: the scenarios up to the level each design declares (what it promises) "
+                        "and those beyond it (what that level does not cover: a finding, not a failure)."),
+                   Table(["model", "cache", "declared", "up to its level", "beyond its level"], [
+                       [m, c, results.caches[c].declared_level or "-", *_level_cells(*_by_level(results, m, c))]
+                       for m in models for c in caches if results.records_of(m, cache=c)])]
         blocks += [Heading("Scenario x cache"),
                    Para("Each cell: contaminated requests / conclusive requests (inconclusive ones apart), "
                         "and the lowest per-frame SSIM to the reference."),
@@ -591,7 +621,10 @@ class _Renderer:
         blocks += _evidence_blocks(results)
         described = results.models
         if described:
-            blocks += [Heading("Models"), Table(["model", "what it is"], [
+            blocks += [Heading("Models"),
+                       *([Para(f"{', '.join(m for m in models if m in REAL_MODELS)}: {RANDOM_WEIGHTS}")]
+                         if any(m in REAL_MODELS for m in models) else []),
+                       Table(["model", "what it is"], [
                 [name, ", ".join(f"{k} {v}" for k, v in described[name].items() if k != "name")]
                 for name in models if name in described])]
         blocks += [Heading("Caches"), Table(["spec", "declared level", "provenance"], [

@@ -197,9 +197,10 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
 
 def _keep_showcase(results: Results, model, scenario, seed, requests, showcase, reference) -> None:
     """Keep the frames of one request per model, scenario and seed for the report:
-    the first one that some design contaminated (the pair's before first), with every
-    design's output."""
-    before = results.pair["before"]
+    the first one that some design contaminated (the pair's before first), with the
+    output of the pair's two designs, the ones the report shows (the other designs'
+    frames would only make results.json larger)."""
+    before, after = results.pair["before"], results.pair["after"]
     contaminated = [i for i in sorted(showcase) if any(v == CONTAMINATED for _, v in showcase[i].values())]
     by_before = [i for i in contaminated if showcase[i].get(before, (None, ""))[1] == CONTAMINATED]
     for index in (by_before or contaminated)[:1]:
@@ -208,7 +209,8 @@ def _keep_showcase(results: Results, model, scenario, seed, requests, showcase, 
             model=model, scenario=scenario, level=str(STRATEGIES[scenario].scenario.level), seed=seed,
             request=index, prompt=prompt, previous_prompt=requests[index - 1][0] if index else None,
             reference=encode_clip(reference(prompt, rseed)[1].numpy()),
-            designs={c: ClipDesign(frames=encode_clip(f), verdict=v) for c, (f, v) in showcase[index].items()})
+            designs={c: ClipDesign(frames=encode_clip(f), verdict=v) for c, (f, v) in showcase[index].items()
+                     if c in (before, after)})
 
 
 REPORTS = ROOT / "reports"
