@@ -561,7 +561,7 @@ class _Renderer:
                            f"{after} ({_declared(results, after)})" if before != after else
                            f"{before} ({_declared(results, before)}) against the cache-free reference"),
                    Para(f"Each video: the cache-free reference | {tiles}, the same request and seed, frames in "
-                        f"step, the SSIM of each frame to the reference under its tile. Shown: the scenarios up "
+                        f"step, the SSIM of each frame to the reference above it. Shown: the scenarios up "
                         f"to {after}'s declared level{' (' + after_level + ')' if after_level else ''} in which "
                         f"{which} contaminated.")]
         # Above the fold: the first pair, then the verdicts; the other pairs follow.

@@ -196,11 +196,13 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
 
 
 def _keep_showcase(results: Results, model, scenario, seed, requests, showcase, reference) -> None:
-    """Keep the frames of one request per model, scenario and seed for the report:
-    the first one that some design contaminated (the pair's before first), with the
-    output of the pair's two designs, the ones the report shows (the other designs'
-    frames would only make results.json larger)."""
+    """Keep the frames of one request per model and scenario for the report, from the
+    first seed that has one: the first request that some design contaminated (the
+    pair's before first), with the output of the pair's two designs. That is what the
+    report shows; more seeds and designs would only make results.json larger."""
     before, after = results.pair["before"], results.pair["after"]
+    if any(c.model == model and c.scenario == scenario for c in results.clips.values()):
+        return
     contaminated = [i for i in sorted(showcase) if any(v == CONTAMINATED for _, v in showcase[i].values())]
     by_before = [i for i in contaminated if showcase[i].get(before, (None, ""))[1] == CONTAMINATED]
     for index in (by_before or contaminated)[:1]:

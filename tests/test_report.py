@@ -262,3 +262,44 @@ def test_html_in_a_browser_shows_the_pair_the_verdicts_and_plays_the_video(resul
     video = probe["video"]
     assert video and video["error"] is None and video["ready"] >= 1 and video["width"] > 0, video
     assert video["top"] < probe["fold"], video
+
+
+@pytest.mark.core_model
+def test_requests_per_design_count_the_fix_clean_up_to_its_level(results, tmp_path):
+    """The seed fix (declared L1) is clean up to L1 and contaminated beyond it: the two are
+    counted apart, and the contamination beyond is a finding, not a failure."""
+    write_report(tmp_path, results)
+    md = (tmp_path / "report.md").read_text()
+    section = md.split("## Requests per design")[1].split("\n## ")[0]
+    row = next(line for line in section.splitlines() if f"| {OUTSIDE} |" in line)
+    up_to, beyond = [c.strip() for c in row.strip("|").split("|")][3:5]
+    assert up_to.startswith("clean: 0/1 conclusive requests contaminated"), row
+    assert beyond.startswith("finding: contaminated in 1/1 conclusive requests"), row
+    html = (tmp_path / "report.html").read_text()
+    assert '<td class="bad">finding' not in html and '<td class="good">clean: 0/1' in html
+
+
+@pytest.mark.core_model
+def test_ssim_captions_sit_above_the_frames_where_video_controls_do_not_cover_them():
+    frames = np.full((2, 8, 8, 3), 200, np.uint8)
+    with_captions = np.asarray(side_by_side([("a", frames)], [["SSIM 0.123", "SSIM 0.456"]])[0])
+    without = np.asarray(side_by_side([("a", frames)])[0])
+    grey = np.all(with_captions == 200, axis=2).any(axis=1).nonzero()[0]  # rows of the frame itself
+    caption_rows = (with_captions[:grey[0]] != 255).any(axis=(1, 2)).nonzero()[0]
+    assert len(caption_rows) and caption_rows.max() < grey[0], "no caption above the frame"
+    assert not (with_captions[grey[-1] + 1:] != 255).any(), "something under the frame"
+    assert with_captions.shape[0] > without.shape[0]
+
+
+@pytest.mark.core_model
+def test_a_real_models_clips_say_its_weights_are_random(results, tmp_path):
+    import dataclasses
+    from harness.report import RANDOM_WEIGHTS
+    results.records = [dataclasses.replace(r, model="helios") for r in results.records]
+    results.clips = {k: dataclasses.replace(c, model="helios") for k, c in results.clips.items()}
+    write_report(tmp_path, results)
+    md = (tmp_path / "report.md").read_text()
+    assert md.count(RANDOM_WEIGHTS) >= 2  # beside the clip, and under Models
+    (tmp_path / "toy").mkdir()
+    write_report(tmp_path / "toy", synthetic_results())
+    assert RANDOM_WEIGHTS not in (tmp_path / "toy" / "report.md").read_text()
