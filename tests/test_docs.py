@@ -12,6 +12,7 @@ registered cache design and ``mypkg.models:...`` as the toy model.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -114,12 +115,41 @@ def test_every_documented_command_works(where, line, capsys):
                              "teach tests/test_docs.py, or put output in a plain ``` block")
 
 
-def _collect(where: str, line: str, args: list[str]) -> None:
-    """pytest's own parser and collection, without running a test (and without workers)."""
+def _pytest_args(args: list[str]) -> list[str]:
     if "--pyargs" in args:  # a user's suite running the plugin: the plugin's options and module
         args = [a for a in args if a != "--pyargs"]
         args[args.index("harness.conformance")] = str(ROOT / "harness" / "conformance.py")
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
-                           "-p", "no:cacheprovider", *args, "-n", "0"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 0, f"{where}: {line!r}: pytest says {(done.stdout + done.stderr).strip()[-800:]}"
+    return args
+
+
+def _collect(where: str, line: str, args: list[str]) -> None:
+    """pytest's own parser and collection, without running a test (and without workers)."""
+    code, output = _collected()[shlex.join(_pytest_args(args))]
+    assert code == 0, f"{where}: {line!r}: pytest says {output.strip()[-800:]}"
+
+
+_COLLECTED: dict = {}
+
+
+def _collected() -> dict:
+    """Every documented pytest line collected at once, in one process (one start of
+    Python and torch): its argument line -> (pytest's exit code, what it printed)."""
+    if not _COLLECTED:
+        lines = []
+        for _, line in COMMANDS:
+            tokens = words(line)
+            if tokens and (Path(tokens[0]).name == "pytest" or tokens[1:3] == ["-m", "pytest"]):
+                lines.append(_pytest_args(tokens[3:] if tokens[1:3] == ["-m", "pytest"] else tokens[1:]))
+        script = ("import contextlib, io, json, sys, pytest\nout = {}\n"
+                  "for args in json.loads(sys.argv[1]):\n"
+                  "    buf = io.StringIO()\n"
+                  "    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):\n"
+                  "        code = pytest.main(['--collect-only', '-q', '-p', 'no:randomly', '-p', 'no:cacheprovider',"
+                  " *args, '-n', '0'])\n"
+                  "    out[' '.join(map(__import__('shlex').quote, args))] = [int(code), buf.getvalue()[-2000:]]\n"
+                  "print(json.dumps(out))\n")
+        done = subprocess.run([sys.executable, "-c", script, json.dumps(lines)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        _COLLECTED.update(json.loads(done.stdout.strip().splitlines()[-1]))
+    return _COLLECTED
