@@ -15,9 +15,11 @@ QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 ifdef PY
 ENV_PY := $(PY)
 STAMP := .env-external.stamp
+ACTIVATE_HINT :=
 else
 ENV_PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+ACTIVATE_HINT := (or activate it first: . $(VENV)/bin/activate)
 endif
 
 # Reinstall when pyproject.toml changes or TORCH_SPEC differs from the last install.
@@ -39,6 +41,7 @@ else
 	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test,diffusers,video]"
 endif
 	echo "$(TORCH_SPEC) $(PY)" > $@
+	@echo "the tools: $(dir $(ENV_PY))address-reuse ... or $(ENV_PY) -m harness ... $(ACTIVATE_HINT)"
 
 test: $(STAMP)
 	$(ENV_PY) -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
