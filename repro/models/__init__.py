@@ -4,7 +4,6 @@ real diffusers architectures. ``load_model(spec, ...)`` builds one by name or fr
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 
 import torch
@@ -87,5 +86,5 @@ def _factory(spec: str):
     return factory
 
 
-__all__ = ["DIFFUSERS_RANGE", "MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel", "check_model_spec",
-           "load_model"]
+__all__ = ["DIFFUSERS_RANGE", "MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel",
+           "check_model_spec", "load_model"]
