@@ -125,6 +125,18 @@ def test_every_architecture_attaches_unhinted_and_the_l2_design_hits_as_fingerpr
     assert stats["weakref"]["kv_hits"] == stats["torch_weak_id"]["kv_hits"] == 0
 
 
+def test_architecture_samples_count_each_designs_lookups():
+    """LTX-Video hands its cross-attention a new view each step: hardened hits as
+    fingerprint does, weakref loses every K/V hit; the hit rate is hits over lookups."""
+    from harness.bench import architecture_samples
+    arch = architecture_samples(models=("ltx",), designs=("fingerprint", "weakref", "hardened"), repeats=1, steps=2)
+    row = arch["ltx"]["designs"]
+    assert row["hardened"]["lookups"] == row["fingerprint"]["lookups"] == 2 * 2 * (1 + 2)  # 2 steps, 2 roles
+    assert row["hardened"]["hit_rate"] == row["fingerprint"]["hit_rate"] == 0.5
+    assert row["weakref"]["kv_hits"] == 0 and row["weakref"]["text_hits"] == 2
+    assert arch["ltx"]["class"] == "LTXVideoTransformer3DModel"
+
+
 @pytest.mark.core_model
 def test_attach_fails_in_one_line_naming_what_it_saw():
     from diffusers import CogVideoXTransformer3DModel  # joint attention: the prompt is in the token sequence
