@@ -14,8 +14,9 @@ put with: models often hand the cache a new view of the same tensor at every
 step (``x.view(...)`` in LTX-Video's forward) and drop the old one at the end of
 the step. The view's weakref dies, the storage does not, and the next step's
 view, on that storage with the same fingerprint, must still hit. When the source
-object dies its entry is checked at the next call: dropped if its storage died
-too, else kept for views that come later (the StorageWeakRef keeps only the
+object dies, its entry is dropped if that object held the storage's last
+reference (or, settled at the next call, if the storage died since), else kept
+for views that come later (the StorageWeakRef keeps only the
 StorageImpl's bookkeeping, never the data). So ``put`` costs the same at any size.
 """
 
@@ -24,6 +25,8 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+
+import torch
 
 from cache_impl.levels import Level
 from cache_impl.keys import check_max_size, fingerprint, pin_storage, storage_id
@@ -73,11 +76,19 @@ class HardenedCache:
 
         def source_died(ref: _SourceRef) -> None:
             # Runs wherever the source dies: any thread, or inside this cache's own
-            # call (GC), and before the dying tensor lets go of its storage, so
-            # whether the storage died with it is known only later: queue the ref
-            # for the next call that holds the lock (list.append is atomic).
+            # call (GC), before the dying tensor lets go of its storage. If it holds
+            # the storage's last reference, the entry goes now (forgetting is always
+            # safe: at worst a lost hit). Otherwise, or if the lock is busy (never
+            # wait for it), queue the ref for the next call that holds the lock.
             this = cache()
-            if this is not None:
+            if this is None:
+                return
+            if _last_holder(ref.storage) and this._lock.acquire(blocking=False):
+                try:
+                    this._forget(ref)
+                finally:
+                    this._lock.release()
+            else:
                 this._dead.append(ref)
 
         self._source_died = source_died
@@ -186,6 +197,12 @@ class HardenedCache:
                 self._forget(ref)
             elif self._by_id.get(ref.source_id) is ref:
                 del self._by_id[ref.source_id]
+
+
+def _last_holder(storage) -> bool:
+    """Does one tensor alone hold this storage? ``_storage_Use_Count`` counts the
+    reference it takes itself to count (a lone tensor's storage reads 2 in torch 2.13)."""
+    return torch._C._storage_Use_Count(storage.cdata) <= 2
 
 
 def _unchanged(ref: _SourceRef, key, source) -> bool:

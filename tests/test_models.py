@@ -239,6 +239,22 @@ def test_forced_reuse_matches_the_tensor_level_audit(models, name):
     model.install_caches(None)
 
 
+@pytest.mark.parametrize("name", NEW_VIEW_EACH_STEP)
+def test_forced_reuse_on_every_architecture(name):
+    """The seed's bug through each new architecture's serving loop: a freed prompt's
+    address handed to the next request contaminates the pre-fix cache and not
+    hardened, whose later requests are bitwise equal to cache-free."""
+    model = load_model(name, CPU, steps=2)
+    reference = References(model)
+    requests = case_requests(DEFAULT_PROMPTS, 0, 2)
+    outcome = {design: run_case(model, resolve(design), "freed_address_reused", design, 0, requests, reference, CPU)[1]
+               for design in ("fingerprint", "hardened")}
+    model.install_caches(None)
+    assert all(r.address_reused for r in outcome.values())
+    assert outcome["fingerprint"].verdict == CONTAMINATED and not outcome["fingerprint"].kv_equal
+    assert outcome["hardened"].verdict == CLEAN and outcome["hardened"].latents_equal
+
+
 def test_repro_cli_on_helios_and_wan(capsys, tmp_path):
     """The issue's acceptance run: fingerprint contaminated, weakref and hardened clean
     under forced reuse, with GIFs of the real models' decoded frames."""
