@@ -243,8 +243,8 @@ def _own_kv(text_modules: list, attention: list, embeddings: torch.Tensor) -> li
     return [_project(attn, projected) for attn in attention]
 
 
-def cross_attention_kv(model: torch.nn.Module, embeddings: torch.Tensor, text_projection: str | Sequence[str] | None = AUTO,
-                       cross_attention: list | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def cross_attention_kv(model: torch.nn.Module, embeddings: torch.Tensor,
+                       text_projection: str | Sequence[str] | None = AUTO, cross_attention: list | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """The K/V of every cross-attention for these prompt embeddings, computed
     cache-free whether or not a cache is attached: the ground truth a cached
     model's K/V must equal."""

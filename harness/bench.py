@@ -244,7 +244,8 @@ def architecture_samples(models: tuple = REAL_MODELS, designs: tuple = tuple(DES
             stats = lookups[name]
             n = sum(stats.values())
             saved = statistics.median(f - c for f, c in zip(free, times[name][1:]))
-            out[spec]["designs"][name] = {**stats, "lookups": n, "hit_rate": (stats["text_hits"] + stats["kv_hits"]) / n,
+            hits = stats["text_hits"] + stats["kv_hits"]
+            out[spec]["designs"][name] = {**stats, "lookups": n, "hit_rate": hits / n,
                                           "saved_ms_per_step": saved * 1e3 / steps}
     return out
 

@@ -119,7 +119,8 @@ def test_every_architecture_attaches_unhinted_and_the_l2_design_hits_as_fingerpr
     assert all(torch.equal(after_state[k], state[k]) for k in state)
     roles, blocks, steps = len(model.roles), model.cfg.layers, model.steps
     assert text_modules >= 1
-    assert stats["fingerprint"] == {"text_misses": roles * text_modules, "text_hits": roles * text_modules * (steps - 1),
+    text = roles * text_modules
+    assert stats["fingerprint"] == {"text_misses": text, "text_hits": text * (steps - 1),
                                     "kv_misses": roles * blocks, "kv_hits": roles * blocks * (steps - 1)}
     assert stats["hardened"] == stats["request_scoped"] == stats["fingerprint"]
     assert stats["weakref"]["kv_hits"] == stats["torch_weak_id"]["kv_hits"] == 0

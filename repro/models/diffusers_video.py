@@ -15,7 +15,8 @@ prompt jointly with the video tokens (no cross-attention module), so the cache h
 nothing to attach to there.
 
 The transformer is diffusers' own code; only its size is small (2 layers, 2 heads
-of 12, text width 32) and its weights are random with a fixed seed. The cross-attention cache is attached from outside with
+of 12, text width 32) and its weights are random with a fixed seed. The cross-attention cache
+is attached from outside with
 :func:`cache_impl.attach_cross_attention_cache`, exactly as a user would attach one.
 
 Nothing is downloaded: models are built from configs, the text encoder is a seeded
@@ -273,7 +274,8 @@ class DiffusersVideo(VideoModel):
 def build(architecture: str, device: torch.device, steps: int | None = None,
           dtype: torch.dtype | None = None) -> DiffusersVideo:
     """A tiny ``architecture`` model on ``device``; bfloat16 on CUDA, float32 on CPU unless ``dtype``."""
-    cfg = DiffusersVideoConfig(architecture=architecture, **({"frames": 1} if architecture in IMAGE_ARCHITECTURES else {}))
+    one_frame = {"frames": 1} if architecture in IMAGE_ARCHITECTURES else {}
+    cfg = DiffusersVideoConfig(architecture=architecture, **one_frame)
     if dtype is None:
         dtype = torch.bfloat16 if torch.device(device).type == "cuda" else torch.float32
     cfg = replace(cfg, dtype=dtype, **({"steps": steps} if steps else {}))
