@@ -378,7 +378,7 @@ def _freed_then_reused(make_cache, inference: bool) -> Trial:
                          evidence=_forced_evidence(arena, "request A", "request B"))
 
 
-@scenario("view_dropped_base_rewritten_then_freed", 1,
+@scenario("dropped_view_base_rewritten_freed", 1,
           "a cached view dropped, its base rewritten in place, then freed; a fresh tensor takes its address")
 def _view_dropped(make_cache):
     probe = Probe(make_cache(max_size=2))

@@ -26,7 +26,7 @@ L3_HOLES = ("persistent_buffer_inference", "storage_resized_regrown", "rewritten
 EXPECTED_FAILURES = {
     **{("fingerprint", s): FALSE_HIT for s in (
         "freed_address_reused", "inference_freed_reused", "freed_id_and_address_reused",
-        "source_dies_during_eviction", "natural_reuse", "cfg_two_sources", "view_dropped_base_rewritten_then_freed",
+        "source_dies_during_eviction", "natural_reuse", "cfg_two_sources", "dropped_view_base_rewritten_freed",
         *L2_HOLES, *L3_HOLES)},
     ("fingerprint", "lazy_stale_eviction"): BROKEN,
     ("fingerprint", "proactive_stale_eviction"): BROKEN,
