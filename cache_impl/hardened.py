@@ -55,8 +55,9 @@ class HardenedCache:
     Fast path: when the lookup tensor *is* the cached source (the usual case
     across denoise steps), an identity map finds the entry and only the fields
     that can change on a live tensor are compared. Thread-safe: every insert
-    and removal happens under one lock (a weakref callback only queues its
-    entry for the next call), and the lock-free fast path only reorders.
+    and removal happens under one lock (a weakref callback that finds it busy, or
+    whose storage lives on, leaves its entry for the next call), and the lock-free
+    fast path only reorders.
     """
 
     level = Level.L2
