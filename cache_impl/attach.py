@@ -5,33 +5,104 @@ Two stages, as in Helios' own cache:
     prompt embeddings --text projection--> projected states      [text stage, keyed by the embeddings]
     projected states  --to_k / to_v (or to_kv)--> K, V per block  [kv stage, keyed by the projected states]
 
-It works on any ``torch.nn.Module`` laid out like a diffusers video transformer: a
-text projection module (``condition_embedder.text_embedder`` by default) and
-cross-attention modules that project ``encoder_hidden_states`` through ``to_k`` and
-``to_v`` (or a fused ``to_kv``). It only wraps those modules' ``forward`` with
+It works on any ``torch.nn.Module`` laid out like a diffusers transformer with
+cross-attention, and finds both stages itself (:func:`find_text_projection`,
+:func:`cross_attention_modules`): the text projection modules (``caption_projection``,
+``condition_embedder.text_embedder``, a ``caption_norm`` after it, ...) and the
+cross-attention modules that project ``encoder_hidden_states`` through ``to_k``
+and ``to_v`` (or a fused ``to_kv``). It only wraps those modules' ``forward`` with
 instance attributes; ``detach()`` deletes them again, so the model is exactly
 what it was (same parameters, same ``state_dict``, same classes).
 
-A hit at the text stage returns the cached projected tensor *object*, so the kv
-stage then finds the same object and hits too, as in the real model. Caching is
-on only without grad.
+Each text module has a cache of its own, keyed by its input: a hit returns the
+cached output *object*, so the next stage finds the same tensor (or a new view of
+it, as ``x.view(...)`` between two modules makes) and hits too, as in the real
+model. Caching is on only without grad.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import re
+from typing import Callable, Sequence
 
 import torch
 
-TEXT_PROJECTION = "condition_embedder.text_embedder"
+AUTO = "auto"
+# The last part of a text projection module's name in diffusers transformers:
+# caption_projection (LTX-Video, Allegro, PixArt, Sana), caption_norm (Sana, after
+# the projection), text_embedder (Wan, Helios: condition_embedder.text_embedder).
+TEXT_NAME = re.compile(r"(caption|text|context|txt)_?(projection|proj|embedder|embedding|norm)")
+MAX_NAMED = 6  # candidates an error message names
 
 
 def cross_attention_modules(model: torch.nn.Module) -> list[torch.nn.Module]:
     """The cross-attention modules of a diffusers transformer, in block order:
     those flagged ``is_cross_attention``, else those named ``attn2``."""
-    flagged = [m for m in model.modules() if getattr(m, "is_cross_attention", False)]
-    found = flagged or [m for name, m in model.named_modules() if name.split(".")[-1] == "attn2"]
-    return [m for m in found if hasattr(m, "to_kv") or (hasattr(m, "to_k") and hasattr(m, "to_v"))]
+    return [m for _, m in _cross_attention(model)]
+
+
+def _cross_attention(model: torch.nn.Module) -> list[tuple[str, torch.nn.Module]]:
+    named = list(model.named_modules())
+    flagged = [(n, m) for n, m in named if getattr(m, "is_cross_attention", False)]
+    found = flagged or [(n, m) for n, m in named if n.split(".")[-1] == "attn2"]
+    return [(n, m) for n, m in found if hasattr(m, "to_kv") or (hasattr(m, "to_k") and hasattr(m, "to_v"))]
+
+
+def find_text_projection(model: torch.nn.Module) -> list[str]:
+    """The dotted names of the modules that turn the prompt embeddings into what
+    the cross-attention sees, in the order the model registers them (the order it
+    applies them in every listed architecture): modules named like a text
+    projection (see ``TEXT_NAME``), outside the cross-attention and transformer
+    blocks, none inside another. Empty when there is none: the blocks then see
+    the embeddings themselves (Cosmos)."""
+    attention = [n for n, _ in _cross_attention(model)]
+    blocks = {n.rsplit(".", 1)[0] for n in attention if "." in n}  # a block holds its cross-attention
+    found: list[str] = []
+    for name, module in model.named_modules():
+        if not name or not TEXT_NAME.fullmatch(name.split(".")[-1]) or not _parameterised(module):
+            continue
+        if any(name == b or name.startswith(b + ".") for b in blocks):
+            continue
+        if any(name.startswith(f + ".") for f in found):
+            continue  # a part of a projection already found
+        found.append(name)
+    return found
+
+
+def _parameterised(module: torch.nn.Module) -> bool:
+    return any(True for _ in module.parameters()) or bool(list(module.children()))
+
+
+def _attention_like(model: torch.nn.Module) -> list[str]:
+    """Names of modules that look like attention, for an error message."""
+    return [n for n, m in model.named_modules()
+            if n and (hasattr(m, "to_k") or hasattr(m, "to_kv") or "attn" in n.split(".")[-1])]
+
+
+def _resolve_text(model: torch.nn.Module, text_projection) -> list[str]:
+    if text_projection is None:
+        return []
+    if text_projection == AUTO:
+        return find_text_projection(model)
+    names = [text_projection] if isinstance(text_projection, str) else list(text_projection)
+    for name in names:
+        try:
+            model.get_submodule(name)
+        except AttributeError:
+            seen = find_text_projection(model)
+            raise ValueError(f"{type(model).__name__} has no module {name!r} (text projection candidates: "
+                             f"{', '.join(seen[:MAX_NAMED]) or 'none'})") from None
+    return names
+
+
+def _resolve_attention(model: torch.nn.Module, cross_attention) -> list[torch.nn.Module]:
+    attention = cross_attention if cross_attention is not None else cross_attention_modules(model)
+    if not attention:
+        seen = _attention_like(model)
+        listed = ", ".join(seen[:MAX_NAMED]) + (f" (+{len(seen) - MAX_NAMED} more)" if len(seen) > MAX_NAMED else "")
+        raise ValueError(f"{type(model).__name__}: no cross-attention module with to_k/to_v or to_kv "
+                         f"(flagged is_cross_attention or named attn2); attention modules seen: {listed or 'none'}")
+    return attention
 
 
 class CrossAttentionCache:
@@ -43,14 +114,12 @@ class CrossAttentionCache:
     ``enabled``: ``False`` runs the model cache-free while attached.
     """
 
-    def __init__(self, model, factory: Callable, max_size: int, text_projection: str,
-                 cross_attention: list | None):
+    def __init__(self, model, factory: Callable, max_size: int, text_projection, cross_attention: list | None):
         self.model = model
-        self.text_module = model.get_submodule(text_projection) if text_projection else None
-        self.attention = cross_attention if cross_attention is not None else cross_attention_modules(model)
-        if not self.attention:
-            raise ValueError(f"{type(model).__name__}: no cross-attention module with to_k/to_v or to_kv")
-        self.text_cache = factory(max_size=max_size) if self.text_module is not None else None
+        self.attention = _resolve_attention(model, cross_attention)
+        self.text_names = _resolve_text(model, text_projection)
+        self.text_modules = [model.get_submodule(name) for name in self.text_names]
+        self.text_caches = [factory(max_size=max_size) for _ in self.text_modules]
         self.kv_caches = [factory(max_size=max_size) for _ in self.attention]
         self.stats = {"text_hits": 0, "text_misses": 0, "kv_hits": 0, "kv_misses": 0}
         self.observe: Callable | None = None
@@ -60,8 +129,8 @@ class CrossAttentionCache:
         # handed to the other (to_k and to_v are two calls on one source).
         self._pending: dict[int, tuple] = {}
         try:
-            if self.text_module is not None:
-                self._wrap(self.text_module, self._text_forward(self.text_module.forward))
+            for module, cache in zip(self.text_modules, self.text_caches):
+                self._wrap(module, self._text_forward(module.forward, cache))
             for block, attn in enumerate(self.attention):
                 if getattr(attn, "fused_projections", False) and hasattr(attn, "to_kv"):
                     self._wrap(attn.to_kv, self._fused_forward(block))
@@ -75,7 +144,7 @@ class CrossAttentionCache:
     # -- public ------------------------------------------------------------------
 
     def caches(self) -> list:
-        return [c for c in [self.text_cache, *self.kv_caches] if c is not None]
+        return [*self.text_caches, *self.kv_caches]
 
     def clear(self) -> None:
         for cache in self.caches():
@@ -91,7 +160,7 @@ class CrossAttentionCache:
 
     def compute_kv(self, embeddings: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """The K/V per block for these prompt embeddings, cache-free: ground truth."""
-        return _own_kv(self.text_module, self.attention, embeddings)
+        return _own_kv(self.text_modules, self.attention, embeddings)
 
     # -- wrappers ----------------------------------------------------------------
 
@@ -104,17 +173,17 @@ class CrossAttentionCache:
     def _caching(self) -> bool:
         return self.enabled and not torch.is_grad_enabled()
 
-    def _text_forward(self, compute: Callable) -> Callable:
+    def _text_forward(self, compute: Callable, cache) -> Callable:
         def forward(states, *args, **kwargs):
             if args or kwargs or not self._caching():
                 return compute(states, *args, **kwargs)
-            value = self.text_cache.get(states)
+            value = cache.get(states)
             if value is not None:
                 self.stats["text_hits"] += 1
                 return value
             self.stats["text_misses"] += 1
             value = compute(states)
-            self.text_cache.put(states, value)
+            cache.put(states, value)
             return value
         return forward
 
@@ -167,31 +236,37 @@ def _project(attn: torch.nn.Module, projected: torch.Tensor) -> tuple[torch.Tens
     return _original(attn.to_k)(projected), _original(attn.to_v)(projected)
 
 
-def _own_kv(text_module, attention: list, embeddings: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    projected = _original(text_module)(embeddings) if text_module is not None else embeddings
+def _own_kv(text_modules: list, attention: list, embeddings: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    projected = embeddings
+    for module in text_modules:  # in the order the model applies them
+        projected = _original(module)(projected)
     return [_project(attn, projected) for attn in attention]
 
 
-def cross_attention_kv(model: torch.nn.Module, embeddings: torch.Tensor, text_projection: str | None = TEXT_PROJECTION,
-                       cross_attention: list | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def cross_attention_kv(model: torch.nn.Module, embeddings: torch.Tensor,
+                       text_projection: str | Sequence[str] | None = AUTO, cross_attention: list | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """The K/V of every cross-attention for these prompt embeddings, computed
     cache-free whether or not a cache is attached: the ground truth a cached
     model's K/V must equal."""
-    text_module = model.get_submodule(text_projection) if text_projection else None
-    attention = cross_attention if cross_attention is not None else cross_attention_modules(model)
-    return _own_kv(text_module, attention, embeddings)
+    text_modules = [model.get_submodule(name) for name in _resolve_text(model, text_projection)]
+    return _own_kv(text_modules, _resolve_attention(model, cross_attention), embeddings)
 
 
 def attach_cross_attention_cache(model: torch.nn.Module, factory: Callable, max_size: int = 2,
-                                 text_projection: str | None = TEXT_PROJECTION,
+                                 text_projection: str | Sequence[str] | None = AUTO,
                                  cross_attention: list | None = None) -> CrossAttentionCache:
     """Put ``factory(max_size=...)`` caches on ``model``'s cross-attention.
 
     ``factory``: a cache design (``cache_impl.resolve(spec)``).
-    ``text_projection``: dotted name of the module that projects the prompt
-    embeddings (``None``: the blocks see the embeddings themselves).
+    ``text_projection``: ``"auto"`` (found by :func:`find_text_projection`), the
+    dotted name of the module that projects the prompt embeddings or a list of
+    them in the order the model applies them, or ``None`` (the blocks see the
+    embeddings themselves).
     ``cross_attention``: the cross-attention modules, in block order (default:
     found by :func:`cross_attention_modules`).
+
+    Raises ValueError, in one line naming the candidates seen, when the model has
+    no cross-attention or no module of a given name.
 
     Returns a :class:`CrossAttentionCache`; ``detach()`` restores the model.
     """

@@ -7,10 +7,17 @@ It can even be rebound *back* to a fresh storage at its old address, with the
 same layout and version: every fingerprint field matches again. So on a hit
 this design checks that the referent *still* has the key's fingerprint and
 still uses the very storage it had at insert time, identified by the
-StorageImpl that a storage weak reference keeps from being reused. A dead
-source's entry is dropped by its weakref callback when the source dies, not by
-scanning on every insert, so ``put`` costs the same at any size and a lookup
-rarely meets a stale entry.
+StorageImpl that a storage weak reference keeps from being reused.
+
+An entry lives as long as the source's *storage*, not the Python object it was
+put with: models often hand the cache a new view of the same tensor at every
+step (``x.view(...)`` in LTX-Video's forward) and drop the old one at the end of
+the step. The view's weakref dies, the storage does not, and the next step's
+view, on that storage with the same fingerprint, must still hit. When the source
+object dies, its entry is dropped if that object held the storage's last
+reference (or, settled at the next call, if the storage died since), else kept
+for views that come later (the StorageWeakRef keeps only the
+StorageImpl's bookkeeping, never the data). So ``put`` costs the same at any size.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+
+import torch
 
 from cache_impl.levels import Level
 from cache_impl.keys import check_max_size, fingerprint, pin_storage, storage_id
@@ -33,21 +42,22 @@ class _SourceRef(weakref.ref):
 
 
 class HardenedCache:
-    """LRU cache keyed by fingerprint, guarded by a weakref *and* a recheck of the
-    referent's fingerprint. Guarantee level L2.
+    """LRU cache keyed by fingerprint, guarded by storage identity *and* a recheck of
+    the referent's fingerprint while it lives. Guarantee level L2.
 
     No false hit when a source is freed and its address reused, nor when a live
     source's storage is swapped or rebound (even back to its old address). It
     cannot see content rewritten in place with no version bump (inference-mode
     tensors, a storage resized to zero and regrown, writes through an alias with
-    its own version counter); see :class:`RequestScopedCache`.
+    its own version counter); see :class:`RequestScopedCache`. A new view of a
+    live source hits, even after the object it was put with is gone.
 
     Fast path: when the lookup tensor *is* the cached source (the usual case
     across denoise steps), an identity map finds the entry and only the fields
     that can change on a live tensor are compared. Thread-safe: every insert
-    and removal happens under one lock (a weakref callback that finds it busy
-    leaves its entry for the next call), and the lock-free fast path only
-    reorders.
+    and removal happens under one lock (a weakref callback that finds it busy, or
+    whose storage lives on, leaves its entry for the next call), and the lock-free
+    fast path only reorders.
     """
 
     level = Level.L2
@@ -67,12 +77,14 @@ class HardenedCache:
 
         def source_died(ref: _SourceRef) -> None:
             # Runs wherever the source dies: any thread, or inside this cache's own
-            # call (GC). Never wait for the lock: if it is busy, leave the ref for
-            # the next call that holds it.
+            # call (GC), before the dying tensor lets go of its storage. If it holds
+            # the storage's last reference, the entry goes now (forgetting is always
+            # safe: at worst a lost hit). Otherwise, or if the lock is busy (never
+            # wait for it), queue the ref for the next call that holds the lock.
             this = cache()
             if this is None:
                 return
-            if this._lock.acquire(blocking=False):
+            if _last_holder(ref.storage) and this._lock.acquire(blocking=False):
                 try:
                     this._forget(ref)
                 finally:
@@ -176,23 +188,44 @@ class HardenedCache:
             del self._by_id[ref.source_id]
 
     def _drop_dead(self) -> None:
-        """Remove entries whose source died (caller holds the lock)."""
+        """Settle entries whose source object died (caller holds the lock): drop the
+        entry if its storage died too, else keep it for later views of that storage
+        and only forget the dead object's id. Each ref is settled once, when its
+        object is gone, so this costs nothing per entry held."""
         while self._dead:
-            self._forget(self._dead.pop())
+            ref = self._dead.pop()
+            if ref.storage.expired():
+                self._forget(ref)
+            elif self._by_id.get(ref.source_id) is ref:
+                del self._by_id[ref.source_id]
+
+
+def _last_holder(storage) -> bool:
+    """Does one tensor alone hold this storage? ``_storage_Use_Count`` counts the
+    reference it takes itself to count (a lone tensor's storage reads 2 in torch 2.13)."""
+    return torch._C._storage_Use_Count(storage.cdata) <= 2
 
 
 def _unchanged(ref: _SourceRef, key, source) -> bool:
-    """Are the entry's source and the lookup tensor (whose fingerprint is ``key``)
-    on the very storage the source had at insert time, the source alive and with
-    the key's fingerprint? ``source`` may be the referent itself or another view
-    of it; an alias on another StorageImpl (DLPack, ``set_``) only costs a hit."""
-    referent = ref()
-    if referent is None:
-        return False  # freed: its address may belong to someone else now
+    """Is the lookup tensor (whose fingerprint is ``key``) on the very storage the
+    source had at insert time, and the source, if it still lives, unchanged: on
+    that storage with the key's fingerprint? ``source`` may be the referent itself
+    or another view of the same storage; an alias on another StorageImpl (DLPack,
+    ``set_``) only costs a hit.
+
+    With the referent gone, the storage alone decides: the pinned StorageImpl can
+    belong to no other storage, and the lookup tensor holds it, so it is alive, at
+    the key's address, layout and version (views share their base's version
+    counter, so an in-place write through any of them shows)."""
     pinned = ref.storage.cdata
+    referent = ref()
     if referent is not source:
+        # The same address and layout, but another storage: the pinned one was
+        # freed, or the lookup tensor is an alias on a StorageImpl of its own.
         if storage_id(source) != pinned:
-            return False  # the same address and layout, but another storage
+            return False  # freed: its address may belong to someone else now
+        if referent is None:
+            return True  # a later view of the live storage the source was put with
         try:
             if fingerprint(referent) != key:
                 return False  # alive, but moved, relaid or updated in place

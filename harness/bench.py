@@ -22,7 +22,7 @@ from harness.environment import describe
 from harness.results import write_atomic, write_json
 from harness.run import REPORTS, RunPlan, run_matrix
 from repro.allocator import AddressArena
-from repro.models import load_model
+from repro.models import REAL_MODELS, STATS, load_model
 from repro.models.toy import DEFAULT_PROMPTS
 
 SHAPE = (1, 512, 64)  # a prompt's encoder states: 512 tokens (width shrunk; the key cost does not depend on it)
@@ -213,6 +213,55 @@ def request_latency(model_spec: str, device: torch.device, preset: str = "tiny",
             "saved_ms_per_step": saved * 1e3 / model.steps, "saved_share": saved / free}
 
 
+def architecture_samples(models: tuple = REAL_MODELS, designs: tuple = tuple(DESIGNS), repeats: int = 7,
+                         steps: int = 3) -> dict:
+    """Per real architecture and design, one request at a time (cold caches, as a new
+    prompt is): the cache's lookups (text and K/V, hits and misses) and the time the
+    design saves per denoise step against cache-free. Every design and cache-free run
+    interleaved per repeat, the order reversed every other one; the saving is the
+    median of paired differences."""
+    out = {}
+    for spec in models:
+        model = load_model(spec, torch.device("cpu"), steps=steps)
+        sources = model.encode(DEFAULT_PROMPTS[0])
+        times: dict = {label: [] for label in ("cache-free", *designs)}
+        lookups: dict = {}
+        for order in _rounds(list(times), repeats + 1):  # the first round warms up
+            for label in order:
+                model.install_caches(None if label == "cache-free" else DESIGNS[label])
+                start = time.perf_counter()
+                with torch.no_grad():
+                    model.generate(sources, seed=0)
+                elapsed = time.perf_counter() - start
+                if model.caches():
+                    lookups[label] = {k: model.handle.stats[k] for k in STATS}
+                times[label].append(elapsed)
+        model.install_caches(None)
+        free = times["cache-free"][1:]
+        out[spec] = {"class": type(model.transformer).__name__, "steps": steps,
+                     "cache_free_ms": statistics.median(free) * 1e3, "designs": {}}
+        for name in designs:
+            stats = lookups[name]
+            n = sum(stats.values())
+            saved = statistics.median(f - c for f, c in zip(free, times[name][1:]))
+            hits = stats["text_hits"] + stats["kv_hits"]
+            out[spec]["designs"][name] = {**stats, "lookups": n, "hit_rate": hits / n,
+                                          "saved_ms_per_step": saved * 1e3 / steps}
+    return out
+
+
+def _architecture_table(arch: dict, designs: list) -> list[str]:
+    lines = ["### Per architecture and design (one request, cold caches, CPU, one thread)", "",
+             "Lookups (text + K/V), hit rate, and time saved per denoise step against cache-free "
+             "(median of paired differences; negative: the cache costs more than it saves).", "",
+             "| model | cache-free ms | " + " | ".join(designs) + " |", "|---|---:|" + "---|" * len(designs)]
+    for spec, row in arch.items():
+        cells = [f"{d['text_hits'] + d['kv_hits']}/{d['lookups']} ({d['hit_rate']:.0%}), "
+                 f"{d['saved_ms_per_step']:+.2f} ms" for d in (row["designs"][n] for n in designs)]
+        lines.append(f"| {spec} ({row['class']}) | {row['cache_free_ms']:.1f} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def matrix_seconds() -> float:
     """The default ``make repro`` matrix on CPU (the toy in every scenario, Helios in three)."""
     from harness.cli import DEFAULT_MODELS, STRATEGIES
@@ -253,6 +302,8 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     result["latency"] = [request_latency("toy", torch.device("cpu")), request_latency("helios", torch.device("cpu"))]
     if device.type == "cuda":
         result["latency"] += [request_latency("toy", device, preset="helios"), request_latency("helios", device)]
+    progress("per architecture ...")
+    result["architectures"] = architecture_samples()
     torch.set_num_threads(threads)
     result["flops"] = analytic_flops()
     progress("default repro matrix ...")
@@ -284,6 +335,7 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
                                                             for d in designs}, list(SIZES))
     md += ["### Ratios from this run", ""] + [
         f"- {k}: {r:.2f} (goal <= {g}: {'met' if r <= g else 'NOT MET'})" for k, (r, g) in checks.items()] + [""]
+    md += _architecture_table(result["architectures"], designs)
     md += ["### End to end", ""]
     for lat in result["latency"]:
         md.append(f"- {lat['model']} ({lat['preset']}) on {lat['device']}, one thread, {lat['steps']} steps: cache-free "

@@ -174,6 +174,19 @@ def _new_view(make_cache):
     return probe.verdict(advisory=True)
 
 
+@scenario("fresh_view_per_step", 0,
+          "a new view of the same live tensor at every step, the previous one dropped (LTX-Video's .view())",
+          advisory=True)
+def _fresh_view(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    base = _content(3)
+    probe.begin()
+    for step in range(4):
+        probe.lookup(base.view(base.shape), f"step {step} (a new view; the last one is gone)", expect_hit=step > 0)
+    probe.end()
+    return probe.verdict(advisory=True)
+
+
 @scenario("inference_reuse", 0, "an inference-mode source (no version counter) looked up at every step")
 def _inference_reuse(make_cache):
     probe = Probe(make_cache(max_size=2))
@@ -363,6 +376,28 @@ def _freed_then_reused(make_cache, inference: bool) -> Trial:
         probe.end()
     return probe.verdict(address_reused=reused,
                          evidence=_forced_evidence(arena, "request A", "request B"))
+
+
+@scenario("dropped_view_base_rewritten_freed", 1,
+          "a cached view dropped, its base rewritten in place, then freed; a fresh tensor takes its address")
+def _view_dropped(make_cache):
+    probe = Probe(make_cache(max_size=2))
+    arena = AddressArena(SHAPE)
+    base = arena.fresh(_content(20))
+    probe.begin()
+    probe.lookup(base.view(SHAPE), "request A step 0 (a view, dropped at once)")
+    probe.lookup(base.view(SHAPE), "request A step 1 (a new view)")
+    with torch.no_grad():
+        base.mul_(2)  # a write through the base: every view of it sees the version bump
+    probe.lookup(base.view(SHAPE), "request A step 2 (base rewritten in place)")
+    probe.end()
+    del base
+    b = arena.fresh(_content(21))
+    probe.begin()
+    probe.lookup(b.view(SHAPE), "request B step 0 (a view of the tensor at the old address)")
+    probe.end()
+    return probe.verdict(address_reused=b.data_ptr() == arena.address,
+                         evidence=_forced_evidence(arena, "request A (views of it)", "request B"))
 
 
 @scenario("freed_address_reused", 1, "source freed, a fresh tensor of the next request at its address")

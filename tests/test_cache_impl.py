@@ -6,9 +6,11 @@ import weakref
 
 import pytest
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import (DESIGNS, CacheSpecError, HardenedCache, RequestScopedCache,
                         SourceTensorLRUCache, fingerprint, resolve)
+from repro.allocator import AddressArena
 
 pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
 
@@ -141,3 +143,21 @@ def test_caches_hold_no_reference_to_sources():
         ref = weakref.ref(src)
         del src
         assert ref() is None, factory.__name__
+
+
+def test_hardened_entry_follows_the_storage_not_the_view_object():
+    """A new view each step hits while the storage lives; the entry pins no memory,
+    and once the storage dies the entry goes and a tensor at its address misses."""
+    cache = HardenedCache(max_size=2)
+    arena = AddressArena((8, 8))
+    base = arena.fresh(torch.randn(8, 8))
+    cache.put(base.view(64), "value")  # that view is gone after this line
+    assert cache.get(base.view(64)) == "value" and cache.get(base[:].view(64)) == "value"
+    assert cache.get(base.view(8, 8)) is None  # another layout is another key
+    storage = StorageWeakRef(base.untyped_storage())
+    del base
+    assert storage.expired()  # no strong reference to the storage anywhere: its data goes with it
+    assert len(cache) == 1  # an entry whose view died first waits to be met or evicted
+    fresh = arena.fresh(torch.randn(8, 8))
+    assert fresh.data_ptr() == arena.address  # forced reuse, so the miss below means something
+    assert cache.get(fresh.view(64)) is None and len(cache) == 0

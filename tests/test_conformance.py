@@ -26,12 +26,16 @@ L3_HOLES = ("persistent_buffer_inference", "storage_resized_regrown", "rewritten
 EXPECTED_FAILURES = {
     **{("fingerprint", s): FALSE_HIT for s in (
         "freed_address_reused", "inference_freed_reused", "freed_id_and_address_reused",
-        "source_dies_during_eviction", "natural_reuse", "cfg_two_sources", *L2_HOLES, *L3_HOLES)},
+        "source_dies_during_eviction", "natural_reuse", "cfg_two_sources", "dropped_view_base_rewritten_freed",
+        *L2_HOLES, *L3_HOLES)},
     ("fingerprint", "lazy_stale_eviction"): BROKEN,
     ("fingerprint", "proactive_stale_eviction"): BROKEN,
     **{("weakref", s): FALSE_HIT for s in (*L2_HOLES, *L3_HOLES)},
     **{(design, s): FALSE_HIT for design in ("hardened", "torch_weak_id") for s in L3_HOLES},
     ("torch_weak_id", "new_view_reuse"): WRONG_MISS,  # identity keys: a new view object is a new key
+    # Liveness of the object, not of its storage: the entry dies with the step's view.
+    ("weakref", "fresh_view_per_step"): WRONG_MISS,
+    ("torch_weak_id", "fresh_view_per_step"): WRONG_MISS,
 }
 
 EXPECTED_LEVELS = {"fingerprint": Level.L0, "weakref": Level.L1, "hardened": Level.L2,

@@ -22,6 +22,9 @@ from repro.scenarios import FALSE_HIT, PASS, get_scenario, run_scenario
 pytestmark = [pytest.mark.diffusion, pytest.mark.cpu]
 
 REAL = ["helios", "wan"]
+# The other real architectures: each hands its cross-attention a new view of the
+# projected prompt at every step (``x.view(...)`` after the projection).
+NEW_VIEW_EACH_STEP = ["ltx", "allegro", "sana_video", "pixart", "sana"]
 CPU = torch.device("cpu")
 FORCED = ["freed_address_reused", "storage_swapped", "persistent_buffer", "persistent_buffer_inference"]
 
@@ -84,6 +87,70 @@ def test_detach_restores_the_model_exactly(models, name):
     assert after_forwards == forwards == []
     assert after_state.keys() == state.keys() and all(torch.equal(after_state[k], state[k]) for k in state)
     assert all(len(c) == 0 for c in handle.caches())
+
+
+@pytest.mark.parametrize("name", NEW_VIEW_EACH_STEP)
+def test_every_architecture_attaches_unhinted_and_the_l2_design_hits_as_fingerprint(name):
+    """Attached with no hint, every design is bitwise invisible, uses the model's own
+    K/V and detaches exactly. The only lookups that miss under ``fingerprint`` are
+    the compulsory ones (each role's first, per cache); ``hardened`` and
+    ``request_scoped`` miss exactly those too. ``weakref`` and ``torch_weak_id``
+    follow the view object, which dies at the end of each step: no K/V hit at all."""
+    model = load_model(name, CPU, steps=2)
+    forwards, state = _model_state(model.transformer)
+    reference = _generate(model)
+    sources = model.encode(DEFAULT_PROMPTS[0])
+    own = {role: model.compute_kv(src) for role, src in sources.items()}
+    stats = {}
+    for design in DESIGNS:
+        model.install_caches(resolve(design))
+        seen = []
+        try:
+            out = _generate(model, sources=sources, observe=lambda step, b, role, k, v: seen.append((b, role, k, v)))
+            stats[design] = dict(model.handle.stats)
+            text_modules = len(model.handle.text_modules)
+        finally:
+            model.install_caches(None)
+        assert torch.equal(out, reference), design
+        assert len(seen) == len(model.roles) * model.cfg.layers * model.steps
+        assert all(torch.equal(k, own[role][b][0]) and torch.equal(v, own[role][b][1]) for b, role, k, v in seen)
+    after_forwards, after_state = _model_state(model.transformer)
+    assert after_forwards == forwards == []
+    assert all(torch.equal(after_state[k], state[k]) for k in state)
+    roles, blocks, steps = len(model.roles), model.cfg.layers, model.steps
+    assert text_modules >= 1
+    text = roles * text_modules
+    assert stats["fingerprint"] == {"text_misses": text, "text_hits": text * (steps - 1),
+                                    "kv_misses": roles * blocks, "kv_hits": roles * blocks * (steps - 1)}
+    assert stats["hardened"] == stats["request_scoped"] == stats["fingerprint"]
+    assert stats["weakref"]["kv_hits"] == stats["torch_weak_id"]["kv_hits"] == 0
+
+
+def test_architecture_samples_count_each_designs_lookups():
+    """LTX-Video hands its cross-attention a new view each step: hardened hits as
+    fingerprint does, weakref loses every K/V hit; the hit rate is hits over lookups."""
+    from harness.bench import architecture_samples
+    arch = architecture_samples(models=("ltx",), designs=("fingerprint", "weakref", "hardened"), repeats=1, steps=2)
+    row = arch["ltx"]["designs"]
+    assert row["hardened"]["lookups"] == row["fingerprint"]["lookups"] == 2 * 2 * (1 + 2)  # 2 steps, 2 roles
+    assert row["hardened"]["hit_rate"] == row["fingerprint"]["hit_rate"] == 0.5
+    assert row["weakref"]["kv_hits"] == 0 and row["weakref"]["text_hits"] == 2
+    assert arch["ltx"]["class"] == "LTXVideoTransformer3DModel"
+
+
+@pytest.mark.core_model
+def test_attach_fails_in_one_line_naming_what_it_saw():
+    from diffusers import CogVideoXTransformer3DModel  # joint attention: the prompt is in the token sequence
+    with torch.device("meta"):
+        joint = CogVideoXTransformer3DModel(num_layers=1, num_attention_heads=2, attention_head_dim=8)
+    with pytest.raises(ValueError, match=r"no cross-attention module .* seen: transformer_blocks.0.attn1") as info:
+        attach_cross_attention_cache(joint, resolve("hardened"))
+    assert "\n" not in str(info.value)
+    model = load_model("ltx", CPU, steps=1)
+    with pytest.raises(ValueError, match=r"no module 'condition_embedder.text_embedder' .*: caption_projection\)"):
+        attach_cross_attention_cache(model.transformer, resolve("hardened"),
+                                     text_projection="condition_embedder.text_embedder")
+    assert not [n for n, m in model.transformer.named_modules() if "forward" in vars(m)]
 
 
 @pytest.mark.core_model
@@ -171,6 +238,22 @@ def test_forced_reuse_matches_the_tensor_level_audit(models, name):
                 assert all(r.verdict == CLEAN and r.latents_equal and r.ssim_min == 1.0
                            for r in later), (scenario, design)
     model.install_caches(None)
+
+
+@pytest.mark.parametrize("name", NEW_VIEW_EACH_STEP)
+def test_forced_reuse_on_every_architecture(name):
+    """The seed's bug through each new architecture's serving loop: a freed prompt's
+    address handed to the next request contaminates the pre-fix cache and not
+    hardened, whose later requests are bitwise equal to cache-free."""
+    model = load_model(name, CPU, steps=2)
+    reference = References(model)
+    requests = case_requests(DEFAULT_PROMPTS, 0, 2)
+    outcome = {design: run_case(model, resolve(design), "freed_address_reused", design, 0, requests, reference, CPU)[1]
+               for design in ("fingerprint", "hardened")}
+    model.install_caches(None)
+    assert all(r.address_reused for r in outcome.values())
+    assert outcome["fingerprint"].verdict == CONTAMINATED and not outcome["fingerprint"].kv_equal
+    assert outcome["hardened"].verdict == CLEAN and outcome["hardened"].latents_equal
 
 
 def test_repro_cli_on_helios_and_wan(capsys, tmp_path):

@@ -10,7 +10,8 @@ import torch
 
 from repro.models.base import STATS, Observer, VideoModel
 
-REAL_MODELS = ("helios", "wan")  # diffusers architectures; diffusers is imported only for these
+# diffusers architectures (repro.models.diffusers_video.ARCHITECTURES); diffusers is imported only for these
+REAL_MODELS = ("helios", "wan", "ltx", "allegro", "sana_video", "pixart", "sana")
 MODELS = ("toy", *REAL_MODELS)
 # The diffusers versions the real models are tested with; the same range as the
 # ``diffusers`` extra in pyproject.toml (a test keeps the two equal).
@@ -23,7 +24,7 @@ class ModelSpecError(ValueError):
 
 def load_model(spec: str, device: torch.device, steps: int | None = None, preset: str = "tiny",
                dtype: torch.dtype | None = None) -> VideoModel:
-    """Build the model ``spec`` names: ``toy``, ``helios``, ``wan``, or
+    """Build the model ``spec`` names: ``toy``, one of ``REAL_MODELS``, or
     ``package.module:factory``, a callable ``factory(device=..., steps=..., dtype=...)``
     (``None`` meaning its default) that returns a :class:`VideoModel`."""
     if spec == "toy":

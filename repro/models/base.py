@@ -23,7 +23,7 @@ class VideoModel:
     """The model seam. Subclasses set the attributes and implement the methods.
 
     Attributes:
-        name: what ``results.json`` records (``toy``, ``helios``, ``wan``, or a spec).
+        name: what ``results.json`` records (``toy``, a real architecture such as ``helios``, or a spec).
         device: where it runs.
         steps: denoise steps per request.
         roles: the prompt sources of one request, in order; ``roles[0]`` carries the
