@@ -15,6 +15,7 @@ key, which parameters are used as a mapping); other modules import the summaries
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
 
@@ -56,6 +57,10 @@ MAPPING_METHODS = {"get": "read", "__getitem__": "read", "pop": "popped", "__del
 # Made fresh in the function that uses it: a local bound to one of these lives for one call.
 FRESH_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "Counter", "WeakValueDictionary",
                     "WeakKeyDictionary", "deque"}
+# Builtins and the methods of builtin containers and loggers: a call to one hands the address to no
+# function of the package (``get`` and the other mapping methods excepted: ``cache.get(device, key)``).
+BUILTIN_NAMES = set(dir(builtins)) | set(dir(list)) | set(dir(dict)) | set(dir(set)) | set(dir(str)) \
+    | {"debug", "info", "warning", "error", "exception", "critical", "log"}
 WEAKREF_NAMES = {"ref", "WeakMethod", "finalize", "WeakIdRef", "WeakTensorRef", "StorageWeakRef"}
 WEAK_VALUE_MAPPINGS = {"WeakValueDictionary"}
 TENSOR_ANNOTATION = re.compile(r"\bTensor\b")
@@ -110,13 +115,16 @@ class Summary:
     params: list[str]  # positional parameters, without self/cls
     returns: Parts = Parts()
     returns_flow: Flow = ()
+    returns_persistent: bool = False  # returns a mapping that outlives the call (a getter)
     key_params: dict = field(default_factory=dict)  # parameter -> [Use]: it reaches a persistent key
     mapping_params: dict = field(default_factory=dict)  # parameter -> [Use]: used as a mapping, address key
     field_params: dict = field(default_factory=dict)  # parameter -> {(class, attr)}: stored in a field
 
-    def state(self):
-        return (self.returns, {k: len(v) for k, v in self.key_params.items()},
-                {k: len(v) for k, v in self.mapping_params.items()}, {k: len(v) for k, v in self.field_params.items()})
+    def state(self) -> tuple:
+        """What callers see of it, to tell when it changed."""
+        return (self.returns, self.returns_persistent, *(tuple(sorted((k, len(v)) for k, v in table.items()))
+                                                         for table in (self.key_params, self.mapping_params,
+                                                                       self.field_params)))
 
 
 def describe_parts(parts: Parts) -> list[str]:
@@ -341,6 +349,11 @@ class ModuleScan:
         self.weakref_names = set(WEAKREF_NAMES) | {
             name for name, c in self.classes.items() if any(last_name(b) in WEAKREF_NAMES for b in c.bases)}
         self.constructors = self._mapping_constructors()
+        self.constructor_kinds: dict[str, set[str]] = {}  # attribute name -> the kinds of mapping made for it
+        for target, kind in self.constructors.items():
+            self.constructor_kinds.setdefault(target.rpartition(".")[2], set()).add(kind)
+        self._facts: dict[int, tuple] = {}
+        self._names_used: dict[str, list[ast.AST]] | None = None
         self.uses: list[Use] = []
         self._guards_memo: dict[tuple, dict[str, bool]] = {}
         self.pinned: set[tuple[str, str]] = set(pinned or ())  # (class, attr) of mappings holding their id()'s object
@@ -475,7 +488,9 @@ class ModuleScan:
         if not self.fields_by_attr.get(attr):
             return Parts(), ()
         cls = self.receiver_class(node.value, scope)
-        keys = [(c, attr) for c in self._class_and_bases(cls)] + [("", attr)] if cls else self.fields_by_attr[attr]
+        # A receiver of unknown class reads the field of any class of this module that fills it.
+        keys = [(c, attr) for c in self._class_and_bases(cls)] + [("", attr)] if cls else \
+            [k for k in self.fields_by_attr[attr] if k in self.written_fields]
         parts, flow = self.join(self.fields.get(k, (Parts(), ())) for k in keys)
         if parts and flow:
             flow = flow + (self.step(node, f"read as {ast.unparse(node)}"),)
@@ -660,6 +675,11 @@ class ModuleScan:
         returned = [self.value(n.value, scope) for n in scope.nodes if isinstance(n, ast.Return) and n.value]
         parts, flow = self.join(returned)
         summary = scope.summary
+        if not summary.returns_persistent:
+            summary.returns_persistent = any(
+                isinstance(n, ast.Return) and isinstance(n.value, (ast.Name, ast.Attribute, ast.Subscript))
+                and self.lifetime(n.value, scope) == "persistent" for n in scope.nodes) \
+                or any(self._is_functools_cache(d) for d in scope.node.decorator_list)
         if parts - summary.returns:
             summary.returns = summary.returns | parts
             if is_address(parts) and not summary.returns_flow:
@@ -694,7 +714,7 @@ class ModuleScan:
 
     # -- where keys reach mappings -------------------------------------------------------------------
 
-    def lifetime(self, mapping: ast.AST, scope: Scope) -> str:
+    def lifetime(self, mapping: ast.AST, scope: Scope, seen: frozenset = frozenset()) -> str:
         """``persistent`` (outlives the call), ``local``, or ``param:NAME`` (the caller's mapping)."""
         root = mapping
         while isinstance(root, ast.Subscript):
@@ -706,15 +726,16 @@ class ModuleScan:
             if name in scope.params and name not in scope.assigned:
                 return f"param:{name}"
             bound = scope.aliases.get(name, [])
-            if bound and not any(_fresh(v) for v in bound) and all(
-                    isinstance(v, (ast.Attribute, ast.Call, ast.Subscript))
-                    or (isinstance(v, ast.Name) and not scope.is_local(v.id)) for v in bound):
+            if bound and name not in seen and all(
+                    self.lifetime(v, scope, seen | {name}) == "persistent" if not isinstance(v, ast.Name)
+                    else not scope.is_local(v.id) for v in bound):
                 return "persistent"  # an alias of a field, a global, or a getter's result
             return "local"
         if isinstance(root, ast.Attribute):
             return "persistent"
         if isinstance(root, ast.Call):
-            return "local" if _fresh(root) else "persistent"
+            getter = not _fresh(root) and any(s.returns_persistent for s in self.callees(root, scope))
+            return "persistent" if getter else "local"
         return "local"
 
     @staticmethod
@@ -764,11 +785,25 @@ class ModuleScan:
                     self.path, at.lineno, at.col_offset + 1, how, text, cls, parts, flow + (sink,), stored_text))
         for node in scope.nodes:
             if type(node) is ast.Call:
-                if not self._through_call(node, scope, cls) and isinstance(node.func, (ast.Name, ast.Attribute)) \
-                        and (node.args or node.keywords) and last_name(node.func) not in self.wants:
-                    args = node.args[1:] if last_name(node.func) in MAPPING_METHODS else node.args
+                name = last_name(node.func)
+                if not self._through_call(node, scope, cls) and name and name not in self.wants \
+                        and (name not in BUILTIN_NAMES or name in MAPPING_METHODS):
+                    args = node.args[1:] if name in MAPPING_METHODS else node.args
                     if any(is_address(self.value(a, scope)[0]) for a in [*args, *(k.value for k in node.keywords)]):
-                        self.wants.add(last_name(node.func))
+                        self.wants.add(name)
+
+    def _use_through(self, call: ast.Call, scope: Scope, cls: str, u: Use, parts: Parts, flow: Flow) -> Use:
+        """A key reaching ``self.<mapping>`` in a method called on another object (``table.add(ptr)``,
+        ``cache.get(device, key)``): the cache is that object, and it lives as long as the caller's
+        reference to it; the use is reported at the call."""
+        func = call.func
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        if receiver is None or not u.mapping.startswith("self.") or dotted(receiver) in ("self", "cls"):
+            return Use(u.path, u.line, u.col, u.how, u.mapping, u.cls, parts, flow, u.value, u.guards)
+        if self.lifetime(receiver, scope) != "persistent":
+            return Use(u.path, u.line, u.col, "local", u.mapping, u.cls, parts, flow)
+        return Use(self.path, call.lineno, call.col_offset + 1, u.how, ast.unparse(receiver), cls, parts,
+                   flow, u.value, u.guards)
 
     @staticmethod
     def _add_use(table: dict, param: str, use: Use) -> None:
@@ -794,9 +829,8 @@ class ModuleScan:
                         self._write_field(key, parts, flow + (here,))
                     for u in summary.key_params.get(p, ()):
                         if is_address(parts):
-                            self.uses.append(Use(u.path, u.line, u.col, u.how, u.mapping, u.cls,
-                                                 without_params(parts) | u.parts, flow + (here,) + u.flow,
-                                                 u.value, u.guards))
+                            self.uses.append(self._use_through(call, scope, cls, u, without_params(parts) | u.parts,
+                                                               flow + (here,) + u.flow))
                         for q in params_in(parts):
                             if scope.qualname:
                                 self._add_use(scope.summary.key_params, q, Use(
@@ -816,9 +850,18 @@ class ModuleScan:
 
     # -- guards ------------------------------------------------------------------------------------
 
+    def _root_facts(self, root: ast.AST) -> tuple[bool, list[ast.Compare], bool]:
+        """(makes a weak reference, its comparisons, compares with ``is``), read once per class or function."""
+        if id(root) not in self._facts:
+            nodes = list(ast.walk(root))
+            compares = [n for n in nodes if isinstance(n, ast.Compare)]
+            self._facts[id(root)] = (
+                any(isinstance(n, ast.Call) and last_name(n.func) in self.weakref_names for n in nodes), compares,
+                any(isinstance(op, ast.Is) for n in compares for op in n.ops))
+        return self._facts[id(root)]
+
     def _uses_weakref(self, roots: list[ast.AST]) -> bool:
-        return any(isinstance(n, ast.Call) and last_name(n.func) in self.weakref_names
-                   for root in roots for n in ast.walk(root))
+        return any(self._root_facts(root)[0] for root in roots)
 
     def _returns_address(self, name: str) -> bool:
         return any(is_address(self.summaries[q].returns) for q in [name, *self.methods.get(name, ())]
@@ -832,7 +875,7 @@ class ModuleScan:
         return dict(self._guards_memo[memo_key])
 
     def _find_guards(self, roots: list[ast.AST], key: Parts, mapping_kind: str) -> dict[str, bool]:
-        compares = [n for root in roots for n in ast.walk(root) if isinstance(n, ast.Compare)]
+        compares = [n for root in roots for n in self._root_facts(root)[1]]
         recheck = False
         version_checked = False
         for cmp in compares:
@@ -917,9 +960,8 @@ class ModuleScan:
         mapping has it in this module (``ctx.table`` made as ``self.table = WeakValueDictionary()``)."""
         if name in self.constructors:
             return self.constructors[name]
-        attr = name.rpartition(".")[2]
-        kinds = {kind for target, kind in self.constructors.items() if target.rpartition(".")[2] == attr}
-        return kinds.pop() if "." in name and len(kinds) == 1 else ""
+        kinds = self.constructor_kinds.get(name.rpartition(".")[2], set())
+        return next(iter(kinds)) if "." in name and len(kinds) == 1 else ""
 
     def _roots(self, use: Use) -> list[ast.AST]:
         """The code whose guards count for a mapping: its class, else the functions that name it;
@@ -953,8 +995,7 @@ class ModuleScan:
             if items & objects:
                 return True
             if weak is not None and weak.search(u.value) and u.path == self.path and any(
-                    isinstance(n, ast.Compare) and any(isinstance(op, ast.Is) for op in n.ops)
-                    for r in self._roots(u) for n in ast.walk(r)):
+                    self._root_facts(r)[2] for r in self._roots(u)):
                 return True
         return False
 
@@ -974,8 +1015,8 @@ class ModuleScan:
             if (u.path, u.line, u.col, u.mapping, u.how) in seen:
                 continue
             seen.add((u.path, u.line, u.col, u.mapping, u.how))
-            if u.how == "argument" and u.path == self.path:
-                continue  # a functools cache of this module: its own rule below
+            if (u.how == "argument" and u.path == self.path) or u.how == "local":
+                continue  # a functools cache of this module (its own rule below), or a container of one call
             groups.setdefault((u.how == "argument", u.path, u.cls, u.mapping), []).append(u)
         # An id() key is safe where the entry holds the object: in this mapping, or in another mapping
         # of the package that the same id() keys (a registry and its side tables).
@@ -1043,9 +1084,12 @@ class ModuleScan:
         return "id()" if {kind for kind, _ in parts} <= {"identity", "version", "layout"} else "address"
 
     def _functions_using(self, name: str) -> list[ast.AST]:
-        root = name.split(".", 1)[0].split("[", 1)[0]
-        return [scope.node for scope in self.scopes[1:]
-                if any(isinstance(n, ast.Name) and n.id == root for n in scope.nodes)]
+        if self._names_used is None:
+            self._names_used = {}
+            for scope in self.scopes[1:]:
+                for n in {n.id for n in scope.nodes if type(n) is ast.Name}:
+                    self._names_used.setdefault(n, []).append(scope.node)
+        return self._names_used.get(name.split(".", 1)[0].split("[", 1)[0], [])
 
     def _is_functools_cache(self, decorator: ast.AST) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator

@@ -26,6 +26,8 @@ NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+\b(?:\s*,\s*[A-Z]+[0-9]+\b
 TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|from functools import[^\n]*\bcache\b"
                       rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof")
 DEFINITION = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
+CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
+CLASS_NAME = re.compile(rb"\b([A-Z]\w*)")
 ATTRIBUTE = re.compile(rb"\.([A-Za-z_]\w*)")
 MAX_FILE_BYTES = 5_000_000  # larger files are generated tables, not code with caches
 PASSES = 3
@@ -48,6 +50,8 @@ class FileResult:
     fields: dict = field(default_factory=dict)  # (class, attr) -> (parts, flow) it fills with an address
     sources: bool = False  # whether it reads an address itself
     defs: frozenset = frozenset()  # the names of the functions and methods it defines
+    calls: frozenset = frozenset()  # the names it calls
+    classes: frozenset = frozenset()  # the capitalised names it mentions (classes, in annotations too)
     wants: frozenset = frozenset()  # the names of the functions it passes an address to, not defined here
     analysed: bool = False
     pinned: frozenset = frozenset()  # (class, attr) of the mappings that hold the object their id() key names
@@ -173,10 +177,11 @@ def apply_noqa_files(findings: list[Finding], path: str, source: bytes) -> None:
         apply_noqa(found, text.decode("utf-8", "replace").splitlines())
 
 
-def scan_file(path: str, imported_table: dict[str, Summary] | None = None,
+def scan_file(path: str, imported: dict[str, Summary] | None = None,
               fields: dict | None = None, pinned: frozenset = frozenset(), analyse: bool = False) -> FileResult:
     """One file: parse, apply the rules (to a file that reads an address itself, or when ``analyse``
-    says another file calls into it). Never raises for a bad file: it is reported as skipped."""
+    says another file calls into it). ``imported``: the summaries it can call, by the names it calls
+    them. Never raises for a bad file: it is reported as skipped."""
     module = module_name(path)
     try:
         size = os.path.getsize(path)
@@ -194,20 +199,21 @@ def scan_file(path: str, imported_table: dict[str, Summary] | None = None,
     imports = _imports(tree, module, path.endswith("__init__.py"))
     attrs = frozenset(m.decode() for m in ATTRIBUTE.findall(source))
     defs = frozenset(m.decode() for m in DEFINITION.findall(source))
+    calls = frozenset(m.decode() for m in CALLED.findall(source))
+    classes = frozenset(m.decode() for m in CLASS_NAME.findall(source))
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
-        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs)
-    imported = _imported(imports, imported_table or {})
+        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, calls=calls, classes=classes)
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
     except RecursionError:
         return FileResult(path, module, skipped="too deeply nested to analyse", imports=imports, attrs=attrs,
-                          defs=defs)
+                          defs=defs, calls=calls, classes=classes)
     apply_noqa_files(findings, path, source)
     summaries, written = scan.exports()
     return FileResult(path, module, findings, summaries, imports, attrs=attrs, fields=written, sources=sources,
-                      defs=defs, wants=frozenset(scan.wants), analysed=True, pinned=frozenset(scan.pinned))
+                      defs=defs, calls=calls, classes=classes, wants=frozenset(scan.wants), analysed=True, pinned=frozenset(scan.pinned))
 
 
 def _imported(imports: dict[str, str], table: dict[str, Summary]) -> dict[str, Summary]:
@@ -279,22 +285,28 @@ def _tables(results: list[FileResult]) -> tuple[dict[str, Summary], dict]:
     return table, fields
 
 
-def _imports_any(r: FileResult, modules: set[str]) -> bool:
-    return any(t in modules or t.rpartition(".")[0] in modules for t in r.imports.values())
+def _calls_imported(r: FileResult, table: dict[str, Summary], wanted) -> bool:
+    """Does the file call, through one of its imports, a function of ``table`` for which ``wanted`` holds?"""
+    members = _members(table)
+    for target in r.imports.values():
+        found = [(target.rpartition(".")[2], table[target])] if target in table else []
+        for name, summary in found + members.get(target, []):
+            if name.rpartition(".")[2] in r.calls and wanted(summary):
+                return True
+    return False
 
 
-def _needs_another_pass(r: FileResult, tables: dict[str, set[str]], attrs: set[str], wants: set[str]) -> bool:
-    """A file not analysed yet that defines a function others pass an address to; or one that can hand
-    an address (its own, an imported helper's, a field's) or a cache to an imported function."""
-    if not r.analysed:
-        return not wants.isdisjoint(r.defs) or _imports_any(r, tables["mapping"]) \
-            or _imports_any(r, tables["address"]) or not attrs.isdisjoint(r.attrs)
-    holds = r.sources or _imports_any(r, tables["address"]) or not attrs.isdisjoint(r.attrs)
-    return holds and (_imports_any(r, tables["any"]) or not attrs.isdisjoint(r.attrs))
-
-
-def _with_packages(modules: set[str]) -> set[str]:
-    return modules | {m.rpartition(".")[0] for m in modules}
+def _needs_another_pass(r: FileResult, table: dict[str, Summary], fields: set[tuple[str, str]],
+                        wants: set[str]) -> bool:
+    """A file not analysed yet that defines a function others pass an address to; or one that calls an
+    imported function taking an address, a cache, or returning an address; or reads a field holding an
+    address (of a class it names)."""
+    if any(cls in r.classes and attr in r.attrs for cls, attr in fields):
+        return True
+    if not r.analysed and not wants.isdisjoint(r.defs):
+        return True
+    return _calls_imported(r, table, lambda s: is_address(s.returns) or s.mapping_params
+                           or (r.analysed and s.key_params))
 
 
 def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | None = None) -> ScanResult:
@@ -306,27 +318,30 @@ def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | N
     workers = workers or os.cpu_count() or 1
     results = _map(_scan_file_first, files, workers)
     # Each further pass lets summaries and fields reach one more module along the imports, and
-    # analyses the files that define what the analysed ones call with an address.
-    state = None
+    # analyses the files that define what the analysed ones call with an address. A file is read
+    # again only when what it would be given has changed since it was last read.
+    given: dict[int, tuple] = {}
     for _ in range(PASSES - 1):
         table, fields = _tables(results)
         wants = set().union(*(r.wants for r in results))
         pinned = frozenset().union(*(r.pinned for r in results))
-        new_state = ({k: v.state() for k, v in table.items()}, {k: v[0] for k, v in fields.items()}, len(wants),
-                     pinned)
-        if new_state == state:
-            break
-        state = new_state
-        tables = {"any": _with_packages({n.rpartition(".")[0] for n in table}),
-                  "address": _with_packages({n.rpartition(".")[0] for n, s in table.items() if is_address(s.returns)}),
-                  "mapping": _with_packages({n.rpartition(".")[0] for n, s in table.items() if s.mapping_params})}
-        attrs = {attr for _, attr in fields}
+        typed_fields = {key for key in fields if key[0]}  # another module reads a field by its class
         pinned_attrs = {attr for _, attr in pinned}
-        again = [i for i, r in enumerate(results) if not r.skipped and (
-            _needs_another_pass(r, tables, attrs, wants) or (r.findings and not pinned_attrs.isdisjoint(r.attrs)))]
-        if not again:
+        jobs = []
+        for i, r in enumerate(results):
+            if r.skipped or not (_needs_another_pass(r, table, typed_fields, wants)
+                                 or (r.findings and not pinned_attrs.isdisjoint(r.attrs))):
+                continue
+            imported = _imported(r.imports, table)
+            inputs = (tuple(sorted((k, s.state()) for k, s in imported.items())),
+                      tuple(sorted((k, v[0]) for k, v in fields.items() if k[1] in r.attrs)),
+                      tuple(sorted(p for p in pinned if p[1] in r.attrs)), not wants.isdisjoint(r.defs))
+            if given.get(i) != inputs:
+                given[i] = inputs
+                jobs.append((i, (files[i], imported, fields, pinned)))
+        if not jobs:
             break
-        for i, result in zip(again, _map(_scan_file_again, [(files[i], table, fields, pinned) for i in again], workers)):
+        for (i, _), result in zip(jobs, _map(_scan_file_again, [job for _, job in jobs], workers)):
             results[i] = result
     findings: dict[tuple, Finding] = {}
     for f in (f for r in results for f in r.findings):
