@@ -73,3 +73,14 @@ def test_malformed_corpus_exits_2_with_one_line(tmp_path, capsys, damage):
     assert captured.out == ""
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: corpus.tsv:2:"), err
+
+
+
+def test_bad_option_and_missing_file_exit_2_with_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--bogus"])
+    assert exited.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["--corpus", str(tmp_path / "missing.tsv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot be read" in err[0], err

@@ -10,13 +10,13 @@ corpus (one line on stderr).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.cli import OneLineParser
 from harness.scan.runner import scan_paths
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "scan_corpus" / "corpus.tsv"
@@ -125,7 +125,7 @@ def measure(rows: list[Row], list_missed: bool, out=None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m harness.scan.corpus",
+    p = OneLineParser(prog="python -m harness.scan.corpus",
                                 description="Precision and recall of the scan on the labelled real-code corpus.")
     p.add_argument("--list-missed", action="store_true",
                    help="list every row the scan got wrong (missed caches, then false alarms)")
