@@ -126,7 +126,7 @@ def measure(rows: list[Row], list_missed: bool, out=None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(prog="python -m harness.scan.corpus",
-                                description="Precision and recall of the scan on the labelled real-code corpus.")
+                      description="Precision and recall of the scan on the labelled real-code corpus.")
     p.add_argument("--list-missed", action="store_true",
                    help="list every row the scan got wrong (missed caches, then false alarms)")
     p.add_argument("--corpus", type=Path, default=CORPUS, metavar="TSV",
