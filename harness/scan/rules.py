@@ -1018,8 +1018,9 @@ class ModuleScan:
             if (u.how == "argument" and u.path == self.path) or u.how == "local":
                 continue  # a functools cache of this module (its own rule below), or a container of one call
             groups.setdefault((u.how == "argument", u.path, u.cls, u.mapping), []).append(u)
-        # An id() key is safe where the entry holds the object: in this mapping, or in another mapping
-        # of the package that the same id() keys (a registry and its side tables).
+        # An id() key cannot be reused while the entry holds the object: in this mapping, or in another
+        # mapping of the package that the same id() keys (a registry and its side tables). A guard, reported
+        # as such: whether every entry goes when its object goes is for the audit to settle.
         identity_only = {g for g, uses in groups.items()
                          if {k for u in uses for k, _ in u.parts} <= {"identity", "version", "layout", "key class"}}
         for g in identity_only:
@@ -1030,14 +1031,14 @@ class ModuleScan:
             uses.sort(key=lambda u: (u.line, u.col))
             first = uses[0]
             key_parts = Parts().union(*(u.parts for u in uses))
-            if (is_functools, path, cls_name, name) in identity_only and self._pinned(uses):
-                continue
+            pinned = (is_functools, path, cls_name, name) in identity_only and self._pinned(uses)
             lines = sorted({u.line for u in uses})
             where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             cls = self.classes.get(cls_name) if path == self.path else None
             classes = key_class_names(key_parts)
             self.used_key_classes.update(classes)
             guards = self.guards_of(uses, key_parts)
+            guards["liveness weakref"] |= pinned
             what = self._reused_what(key_parts)
             why = (f"once the object is freed, its {what} can be given to another object, whose lookup then "
                    "finds this entry")
@@ -1052,7 +1053,9 @@ class ModuleScan:
                        f"with a key made of {and_join(describe_parts(key_parts))}: once the object is freed, "
                        f"its {what} can match another object{where}")
             self._finding("ARH001", (path, first.line, first.col), message, key_parts, guards, cls,
-                          flow=first.flow, why=why)
+                          flow=first.flow, why=why,
+                          liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
+                          else "liveness weakref")
 
     def check_weak_key_dicts(self) -> None:
         """ARH003: a WeakKeyDictionary keyed by tensors compares keys with the tensor's ==."""
