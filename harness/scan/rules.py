@@ -61,6 +61,9 @@ FRESH_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "Counte
 # function of the package (``get`` and the other mapping methods excepted: ``cache.get(device, key)``).
 BUILTIN_NAMES = set(dir(builtins)) | set(dir(list)) | set(dir(dict)) | set(dir(set)) | set(dir(str)) \
     | {"debug", "info", "warning", "error", "exception", "critical", "log"}
+# A parameter with one of these names holds an address (an allocator callback's ``data_ptr``).
+POINTER_NAME = re.compile(r"data_ptr|\w*_ptr|ptr|\w*_addr|addr|address")
+CTYPES_POINTERS = {"c_void_p", "c_char_p", "c_wchar_p", "cu_device_ptr", "CUdeviceptr"}
 WEAKREF_NAMES = {"ref", "WeakMethod", "finalize", "WeakIdRef", "WeakTensorRef", "StorageWeakRef"}
 WEAK_VALUE_MAPPINGS = {"WeakValueDictionary"}
 TENSOR_ANNOTATION = re.compile(r"\bTensor\b")
@@ -467,6 +470,15 @@ class ModuleScan:
                 s = s.parent
         return ""
 
+    @staticmethod
+    def _is_ctypes_pointer(name: str, scope: Scope) -> bool:
+        s: Scope | None = scope
+        while s is not None:
+            if name in s.aliases:
+                return any(isinstance(v, ast.Call) and last_name(v.func) in CTYPES_POINTERS for v in s.aliases[name])
+            s = s.parent
+        return False
+
     def _class_and_bases(self, name: str) -> list[str]:
         names, todo = [], [name]
         while todo and len(names) < 8:
@@ -485,6 +497,8 @@ class ModuleScan:
             return Parts({("version", "_version")}), ()
         if attr in LAYOUT_ATTRS:
             return Parts({("layout", attr)}), ()
+        if attr == "value" and isinstance(node.value, ast.Name) and self._is_ctypes_pointer(node.value.id, scope):
+            return Parts({("address", "ctypes pointer .value")}), (self.step(node, ast.unparse(node)),)
         if not self.fields_by_attr.get(attr):
             return Parts(), ()
         cls = self.receiver_class(node.value, scope)
@@ -659,6 +673,8 @@ class ModuleScan:
                 if p not in scope.env:
                     scope.env[p] = Parts({(PARAM, p)})
                     scope.flows[p] = (self.step(scope.node, f"parameter {p} of {scope.qualname}()"),)
+                    if POINTER_NAME.fullmatch(p):  # a callback handed an address (``on_alloc(data_ptr)``)
+                        scope.env[p] |= {("address", "a parameter named as a pointer")}
         for node in scope.nodes:
             kind = type(node)
             if kind is ast.Assign:
@@ -726,15 +742,19 @@ class ModuleScan:
             if name in scope.params and name not in scope.assigned:
                 return f"param:{name}"
             bound = scope.aliases.get(name, [])
-            if bound and name not in seen and all(
+            if name not in seen and any(
                     self.lifetime(v, scope, seen | {name}) == "persistent" if not isinstance(v, ast.Name)
                     else not scope.is_local(v.id) for v in bound):
-                return "persistent"  # an alias of a field, a global, or a getter's result
+                return "persistent"  # an alias of a field, a global, or a getter's result (on some path)
             return "local"
         if isinstance(root, ast.Attribute):
             return "persistent"
         if isinstance(root, ast.Call):
-            getter = not _fresh(root) and any(s.returns_persistent for s in self.callees(root, scope))
+            func = root.func
+            # ``_active.get()`` on a module-level ContextVar or holder: what it hands out lasts with it.
+            held = isinstance(func, ast.Attribute) and func.attr == "get" and not root.args \
+                and self.lifetime(func.value, scope, seen) == "persistent"
+            getter = held or (not _fresh(root) and any(s.returns_persistent for s in self.callees(root, scope)))
             return "persistent" if getter else "local"
         return "local"
 
@@ -750,6 +770,11 @@ class ModuleScan:
                     and node.func.attr in MAPPING_METHODS and node.args:
                 value = node.args[1] if node.func.attr in ("setdefault", "put") and len(node.args) > 1 else None
                 yield node.func.value, node.args[0], MAPPING_METHODS[node.func.attr], node, value
+            elif kind is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
+                    and node.args and isinstance(node.args[0], ast.Dict):  # m.update({key: value})
+                for k, v in zip(node.args[0].keys, node.args[0].values):
+                    if k is not None:
+                        yield node.func.value, k, "written", node, v
             elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
                 yield node.comparators[0], node.left, "tested", node, None
             elif kind is ast.Assign:

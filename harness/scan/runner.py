@@ -24,7 +24,8 @@ SKIPPED_DIRS = (".*", "__pycache__", "venv", "site-packages", "node_modules")
 NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+\b(?:\s*,\s*[A-Z]+[0-9]+\b)*)(?P<reason>[^#]*)")
 # A file with none of these cannot hold a finding of its own (only through an imported helper).
 TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|from functools import[^\n]*\bcache\b"
-                      rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof")
+                      rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof"
+                      rb"|c_void_p|c_char_p|c_wchar_p|cu_device_ptr|CUdeviceptr|\b\w*_?(?:ptr|addr|address)\b")
 DEFINITION = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
 CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
 CLASS_NAME = re.compile(rb"\b([A-Z]\w*)")
