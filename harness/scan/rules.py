@@ -531,6 +531,8 @@ class ModuleScan:
                     return [self.summaries[f"{c}.{func.attr}"]]
             if cls in self.classes or f"{cls}.__init__" in self.summaries:
                 return []  # a known class without that method: not some other class's
+        if not isinstance(func.value, (ast.Name, ast.Attribute)):
+            return []  # ``d.setdefault(k, {}).get(key)``: a method of what a mapping holds, not of a class here
         return [self.summaries[q] for q in self.methods.get(func.attr, ())]
 
     @staticmethod
@@ -751,6 +753,8 @@ class ModuleScan:
             return "persistent"
         if isinstance(root, ast.Call):
             func = root.func
+            if isinstance(func, ast.Attribute) and func.attr in ("get", "setdefault", "pop") and root.args:
+                return self.lifetime(func.value, scope, seen)  # a mapping nested in another lives as long
             # ``_active.get()`` on a module-level ContextVar or holder: what it hands out lasts with it.
             held = isinstance(func, ast.Attribute) and func.attr == "get" and not root.args \
                 and self.lifetime(func.value, scope, seen) == "persistent"
