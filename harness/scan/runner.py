@@ -214,7 +214,8 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
     apply_noqa_files(findings, path, source)
     summaries, written = scan.exports()
     return FileResult(path, module, findings, summaries, imports, attrs=attrs, fields=written, sources=sources,
-                      defs=defs, calls=calls, classes=classes, wants=frozenset(scan.wants), analysed=True, pinned=frozenset(scan.pinned))
+                      defs=defs, calls=calls, classes=classes, wants=frozenset(scan.wants), analysed=True,
+                      pinned=frozenset(scan.pinned))
 
 
 def _imported(imports: dict[str, str], table: dict[str, Summary]) -> dict[str, Summary]:
