@@ -24,7 +24,7 @@ from harness.scan import scan_paths
 from harness.scan.formats import sarif
 from harness.scan.rules import CODES
 
-# Every test here is core_model except the scan of the installed torch package (~15 s).
+# Every test here is core_model except the scan of the installed torch package (about a minute of CPU).
 pytestmark = [pytest.mark.cpu]
 core_model = pytest.mark.core_model
 
