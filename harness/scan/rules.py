@@ -62,6 +62,7 @@ FRESH_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "Counte
 BUILTIN_NAMES = set(dir(builtins)) | set(dir(list)) | set(dir(dict)) | set(dir(set)) | set(dir(str)) \
     | {"debug", "info", "warning", "error", "exception", "critical", "log"}
 # A parameter with one of these names holds an address (an allocator callback's ``data_ptr``).
+FILL_METHODS = {"append", "extend", "insert", "appendleft"}
 POINTER_NAME = re.compile(r"data_ptr|\w*_ptr|ptr|\w*_addr|addr|address")
 CTYPES_POINTERS = {"c_void_p", "c_char_p", "c_wchar_p", "cu_device_ptr", "CUdeviceptr"}
 WEAKREF_NAMES = {"ref", "WeakMethod", "finalize", "WeakIdRef", "WeakTensorRef", "StorageWeakRef"}
@@ -122,12 +123,13 @@ class Summary:
     key_params: dict = field(default_factory=dict)  # parameter -> [Use]: it reaches a persistent key
     mapping_params: dict = field(default_factory=dict)  # parameter -> [Use]: used as a mapping, address key
     field_params: dict = field(default_factory=dict)  # parameter -> {(class, attr)}: stored in a field
+    filled_params: dict = field(default_factory=dict)  # parameter -> (parts, flow) appended to it
 
     def state(self) -> tuple:
         """What callers see of it, to tell when it changed."""
         return (self.returns, self.returns_persistent, *(tuple(sorted((k, len(v)) for k, v in table.items()))
                                                          for table in (self.key_params, self.mapping_params,
-                                                                       self.field_params)))
+                                                                       self.field_params, self.filled_params)))
 
 
 def describe_parts(parts: Parts) -> list[str]:
@@ -686,6 +688,16 @@ class ModuleScan:
                 self._assign(scope, node.target, node.value, node)
             elif kind is ast.AugAssign:
                 self._assign(scope, node.target, ast.Tuple(elts=[node.target, node.value], ctx=ast.Load()), node)
+            elif kind is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr in FILL_METHODS \
+                    and isinstance(node.func.value, ast.Name) and node.args:
+                # ``key_parts.append(id(arg))``: the list holds what is appended (a caller's list, too)
+                target = node.func.value.id
+                parts, flow = self.join(self.value(a, scope) for a in node.args)
+                parts = without_params(parts)
+                if is_address(parts):
+                    self._bind_name(scope, target, parts, flow + (self.step(node, f"appended to {target}"),), node)
+                    if target in scope.params and target not in scope.summary.filled_params:
+                        scope.summary.filled_params[target] = (parts, scope.flows.get(target, flow))
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
                 self._assign(scope, node.target, node.iter, node if kind is not ast.comprehension else node.iter)
 
@@ -847,9 +859,13 @@ class ModuleScan:
             return False
         callee = ast.unparse(call.func)
         for summary in summaries:
-            if not (summary.key_params or summary.mapping_params or summary.field_params):
+            if not (summary.key_params or summary.mapping_params or summary.field_params or summary.filled_params):
                 continue
             bound = self.bind(call, summary)
+            for p, (parts, flow) in summary.filled_params.items():
+                if isinstance(bound.get(p), ast.Name):
+                    self._bind_name(scope, bound[p].id, parts, flow + (self.step(call, f"filled by {callee}()"),),
+                                    call)
             for p, arg in bound.items():
                 here = self.step(call, f"passed to {callee}() as {p}")
                 if p in summary.key_params or p in summary.field_params:
