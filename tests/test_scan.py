@@ -25,7 +25,7 @@ from harness.scan import scan_paths
 from harness.scan.formats import sarif
 from harness.scan.rules import CODES
 
-# Every test here is core_model except the scan of the installed torch package (~15 s).
+# Every test here is core_model except the scan of the installed torch package (about a minute of CPU).
 pytestmark = [pytest.mark.cpu]
 core_model = pytest.mark.core_model
 
@@ -138,10 +138,46 @@ def test_unparsable_files_are_listed_and_skipped(capsys, tmp_path):
     (tmp_path / "binary.py").write_bytes(b"x = 1\x00\n")
     (tmp_path / "cache.py").write_text("_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())\n")
     code, out, _ = _run(["scan", str(tmp_path)], capsys)
-    assert code == 1
+    assert code == 5  # findings (1), and inputs skipped (4)
     assert re.search(r"broken\.py: skipped, does not parse: line 1: ", out)
     assert "binary.py: skipped, does not parse" in out
     assert "1 finding(s) in 3 file(s), 2 file(s) skipped" in out
+
+
+@core_model
+def test_bad_inputs_are_one_line_each_and_the_scan_goes_on(capsys, tmp_path, monkeypatch):
+    from harness.scan import runner
+    monkeypatch.setattr(runner, "MAX_FILE_BYTES", 1000)
+    (tmp_path / "huge.py").write_text("x = 1\n" * 400)
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    (tmp_path / "linked").symlink_to(tmp_path)  # a folder linking to itself: not followed
+    (tmp_path / "cache.py").write_text("_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())\n")
+    code, out, err = _run(["scan", str(tmp_path), str(tmp_path / "missing")], capsys)
+    lines = out.splitlines()
+    assert code == 5 and err == "" and "Traceback" not in out
+    assert [line for line in lines if "huge.py: skipped, too large" in line]
+    assert [line for line in lines if "loop.py: skipped, cannot be read" in line]
+    assert [line for line in lines if "missing: skipped, no such file or directory" in line]
+    assert lines[-1] == "1 finding(s) in 3 file(s), 3 file(s) skipped"
+    code, out, _ = _run(["scan", str(tmp_path / "huge.py")], capsys)
+    assert code == 4 and out.endswith("0 finding(s) in 1 file(s), 1 file(s) skipped\n")
+
+
+@core_model
+def test_each_finding_shows_its_flow_from_source_to_sink(capsys):
+    """A field written in one class and read in another (the diffusers text K/V cache's shape)."""
+    case = CASES / "tp_field_across_classes.py"
+    code, out, _ = _run(["scan", "--format", "json", str(case)], capsys)
+    (finding,) = json.loads(out)["findings"]
+    steps = [(s["line"], s["text"]) for s in finding["flow"]]
+    source = case.read_text().splitlines()
+    assert "data_ptr()" in source[steps[0][0] - 1] and steps[0][1] == "prompt.data_ptr()"
+    assert any(text == "stored in state.key" for _, text in steps)
+    assert any(text == "read as state.key" for _, text in steps)
+    assert steps[-1][0] == finding["line"] and steps[-1][1].startswith("key of self.kv")
+    assert finding["why"]
+    code, out, _ = _run(["scan", str(case)], capsys)
+    assert re.search(r"flow: .*tp_field_across_classes\.py:\d+: prompt\.data_ptr\(\)", out)
 
 
 @core_model
@@ -209,6 +245,8 @@ def test_sarif_shape(tmp_path):
     assert {r["ruleId"] for r in run["results"]} == set(CODES)
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
     assert sum("suppressions" in r for r in run["results"]) == 2  # la_noqa_reason's and this one
+    flows = [r["codeFlows"][0]["threadFlows"][0]["locations"] for r in run["results"]]
+    assert all(flows) and all(loc["location"]["message"]["text"] for flow in flows for loc in flow)
     assert len(run["invocations"][0]["toolExecutionNotifications"]) == 1
 
 

@@ -3,7 +3,13 @@
 Reads Python source (never imports it) and reports every mapping keyed by a
 tensor's address or identity, every functools cache over a tensor, and every
 WeakKeyDictionary keyed by tensors, with the guards found around each and the
-guarantee level they suggest. Exit 0: nothing found; 1: findings; 2: error.
+guarantee level they suggest, and the flow from where the address is read to where
+it keys the cache.
+
+Exit status: 0 nothing found; 1 findings; 4 some input could not be read (a file that
+does not parse, is binary, too large or unreadable, a broken or looping link, a path that
+does not exist), added to 0 or 1 (so 5: findings, and inputs skipped); 2 nothing could be
+scanned (no path exists) or a usage error.
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ import sys
 from harness.scan.formats import FORMATS
 from harness.scan.rules import CODES, Finding
 from harness.scan.runner import ScanError, ScanResult, scan_paths
+
+FINDINGS = 1  # exit status bits
+SKIPPED = 4
 
 __all__ = ["CODES", "Finding", "ScanError", "ScanResult", "add_arguments", "main", "scan_paths"]
 
@@ -45,4 +54,4 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(FORMATS[args.format](result))
-    return 1 if any(not f.suppressed for f in result.findings) else 0
+    return (FINDINGS if any(not f.suppressed for f in result.findings) else 0) | (SKIPPED if result.skipped else 0)

@@ -18,6 +18,11 @@ def guards_line(f: Finding) -> str:
     return f"guards: {', '.join(f.guards) or 'none'}{missing}; suggests {f.level}"
 
 
+def flow_lines(f: Finding) -> list[str]:
+    """``path:line: what happens there`` per step, source first, sink last."""
+    return [f"{step['path']}:{step['line']}: {step['text']}" for step in f.flow]
+
+
 def text(result: ScanResult) -> str:
     out = []
     for f in result.findings:
@@ -26,6 +31,9 @@ def text(result: ScanResult) -> str:
         out.append(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
         out.append(f"    key: {'; '.join(f.key)}")
         out.append(f"    {guards_line(f)}")
+        if f.why:
+            out.append(f"    why: {f.why}")
+        out += [f"    flow: {line}" for line in flow_lines(f)]
         out += [f"    note: {n}" for n in f.notes]
         if f.audit:
             out.append(f"    check: {f.audit}")
@@ -58,7 +66,8 @@ def sarif(result: ScanResult) -> str:
               "defaultConfiguration": {"level": "warning"}} for code in codes]
     results = []
     for f in result.findings:
-        text_lines = [f.message, f"key: {'; '.join(f.key)}", guards_line(f), *f.notes]
+        text_lines = [f.message, f"key: {'; '.join(f.key)}", guards_line(f), *([f"why: {f.why}"] if f.why else []),
+                      *f.notes]
         if f.audit:
             text_lines.append(f"check: {f.audit}")
         entry = {
@@ -72,6 +81,13 @@ def sarif(result: ScanResult) -> str:
             "properties": {"key": f.key, "guards": f.guards, "missingGuards": f.missing, "suggestedLevel": f.level,
                            **({"audit": f.audit} if f.audit else {})},
         }
+        if f.flow:
+            entry["codeFlows"] = [{"threadFlows": [{"locations": [
+                {"location": {"physicalLocation": {"artifactLocation": {"uri": _uri(step["path"])},
+                                                   "region": {"startLine": max(step["line"], 1),
+                                                              "startColumn": max(step["col"], 1)}},
+                              "message": {"text": step["text"]}}}
+                for step in f.flow]}]}]
         if f.suppressed:
             entry["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
         results.append(entry)

@@ -1,14 +1,21 @@
-"""The rules: find address-keyed caches in one module's syntax tree.
+"""The flow model: where an address is read, where it goes, and where it keys a cache.
 
-Source is parsed, never imported. What a key is made of is tracked through local
-variables, through helper functions and key classes of the same module, and
-through helpers imported from other scanned modules (``exports`` of one module
-become ``imported`` of another).
+Source is parsed, never imported. A *source* is a value that says where an object
+lives (``data_ptr()``, ``id()``, ``_cdata``, the data field of ``__array_interface__``,
+``ctypes.addressof``). It is followed through assignments, containers, formatting
+(hash, str, f-strings, tuples), attributes (per class and field, across the package),
+returns and arguments (through per-function summaries, across modules by name), and
+callbacks handed to map-like utilities, to a *sink*: the key of a mapping or set that
+outlives the object, or the argument of a functools cache.
+
+Each function gets a :class:`Summary` (what it returns, which parameters reach a
+key, which parameters are used as a mapping); other modules import the summaries.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
 
@@ -22,15 +29,21 @@ CODES = {
     "ARH004": "class that hashes by a tensor's address",
 }
 
-# What a key can be made of: (kind, label) pairs. The first four say *where* a
-# tensor lives; a key holding one of them can match a different tensor later.
+# What a key can be made of: (kind, label) pairs. The first four say *where* an
+# object lives; a key holding one of them can match a different object later.
 ADDRESS_KINDS = ("address", "storage address", "object address", "identity")
 KIND_ORDER = ("key class",) + ADDRESS_KINDS + ("version", "layout")
+PARAM = "param"  # (PARAM, name): the value of a parameter, resolved at each call site
 STORAGE_METHODS = {"untyped_storage", "storage", "_storage", "_typed_storage"}
 LAYOUT_METHODS = {"size", "stride", "storage_offset", "numel", "dim"}
 LAYOUT_ATTRS = {"shape", "dtype", "device", "layout", "ndim"}
+ARRAY_INTERFACES = {"__array_interface__", "__cuda_array_interface__"}
 # Calls that pass the parts of their arguments through to their result.
-TRANSPARENT_CALLS = {"tuple", "hash", "str", "int", "hex", "repr", "frozenset", "format"}
+TRANSPARENT_CALLS = {"tuple", "hash", "str", "int", "hex", "repr", "frozenset", "format", "list", "sorted",
+                     "reversed", "zip", "enumerate"}
+# Utilities that call their first argument on each element (or leaf): the result holds what it returns.
+MAP_CALLS = {"map", "tree_map", "tree_map_only", "tree_map_", "tree_map_with_path", "tree_flatten", "map_structure",
+             "apply_to_collection", "map_nested"}
 
 # Methods that only a tensor has (among what keys are built from): a name they are
 # called on is a tensor.
@@ -41,18 +54,32 @@ TENSOR_CONSTRUCTORS = {"tensor", "as_tensor", "from_numpy", "empty", "zeros", "o
                        "zeros_like", "ones_like", "rand_like", "randn_like", "full_like", "empty_strided"}
 MAPPING_METHODS = {"get": "read", "__getitem__": "read", "pop": "popped", "__delitem__": "popped",
                    "setdefault": "written", "put": "written", "__setitem__": "written",
-                   "move_to_end": "read", "__contains__": "tested"}
+                   "move_to_end": "read", "__contains__": "tested", "add": "added", "discard": "popped"}
+# Made fresh in the function that uses it: a local bound to one of these lives for one call.
+FRESH_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "Counter", "WeakValueDictionary",
+                    "WeakKeyDictionary", "deque"}
+# Builtins and the methods of builtin containers and loggers: a call to one hands the address to no
+# function of the package (``get`` and the other mapping methods excepted: ``cache.get(device, key)``).
+BUILTIN_NAMES = set(dir(builtins)) | set(dir(list)) | set(dir(dict)) | set(dir(set)) | set(dir(str)) \
+    | {"debug", "info", "warning", "error", "exception", "critical", "log"}
+# A parameter with one of these names holds an address (an allocator callback's ``data_ptr``).
+FILL_METHODS = {"append", "extend", "insert", "appendleft"}
+POINTER_NAME = re.compile(r"data_ptr|\w*_ptr|ptr|\w*_addr|addr|address")
+CTYPES_POINTERS = {"c_void_p", "c_char_p", "c_wchar_p", "cu_device_ptr", "CUdeviceptr"}
 WEAKREF_NAMES = {"ref", "WeakMethod", "finalize", "WeakIdRef", "WeakTensorRef", "StorageWeakRef"}
 WEAK_VALUE_MAPPINGS = {"WeakValueDictionary"}
 TENSOR_ANNOTATION = re.compile(r"\bTensor\b")
+MAX_ROUNDS = 6  # rounds of the module's fixed point; each round follows values one step further
 
 
 Parts = frozenset  # of (kind, label)
+Step = tuple  # (path, line, col, what happens there)
+Flow = tuple  # of Step, from the source to the last step before the sink
 
 
 @dataclass
 class Finding:
-    """One place where a cache may hand one tensor's result to another."""
+    """One place where a cache may hand one object's result to another."""
 
     path: str
     line: int
@@ -66,6 +93,44 @@ class Finding:
     audit: str | None = None  # the command that settles it, for a class with get/put
     notes: list[str] = field(default_factory=list)
     suppressed: str | None = None  # the reason given in a ``# noqa`` comment
+    flow: list[dict] = field(default_factory=list)  # {"path", "line", "col", "text"}: source ... sink
+    why: str = ""  # one line: why the key can match another object
+
+
+@dataclass
+class Use:
+    """A key reaching a mapping: where, how, what the key is made of and the way it came."""
+
+    path: str
+    line: int
+    col: int
+    how: str  # read, written, tested, popped, added
+    mapping: str  # the mapping's expression where it is used
+    cls: str  # the class of the method using it ("" outside a class)
+    parts: Parts
+    flow: Flow
+    value: str = ""  # what is stored under the key, for a write
+    guards: dict | None = None  # computed where the mapping lives, for a use found through a call
+
+
+@dataclass
+class Summary:
+    """What a function does with its arguments, as its callers see it."""
+
+    params: list[str]  # positional parameters, without self/cls
+    returns: Parts = Parts()
+    returns_flow: Flow = ()
+    returns_persistent: bool = False  # returns a mapping that outlives the call (a getter)
+    key_params: dict = field(default_factory=dict)  # parameter -> [Use]: it reaches a persistent key
+    mapping_params: dict = field(default_factory=dict)  # parameter -> [Use]: used as a mapping, address key
+    field_params: dict = field(default_factory=dict)  # parameter -> {(class, attr)}: stored in a field
+    filled_params: dict = field(default_factory=dict)  # parameter -> (parts, flow) appended to it
+
+    def state(self) -> tuple:
+        """What callers see of it, to tell when it changed."""
+        return (self.returns, self.returns_persistent, *(tuple(sorted((k, len(v)) for k, v in table.items()))
+                                                         for table in (self.key_params, self.mapping_params,
+                                                                       self.field_params, self.filled_params)))
 
 
 def describe_parts(parts: Parts) -> list[str]:
@@ -82,6 +147,14 @@ def and_join(items: list[str]) -> str:
 
 def is_address(parts: Parts) -> bool:
     return any(kind in ADDRESS_KINDS for kind, _ in parts)
+
+
+def params_in(parts: Parts) -> list[str]:
+    return sorted(label for kind, label in parts if kind == PARAM)
+
+
+def without_params(parts: Parts) -> Parts:
+    return Parts(p for p in parts if p[0] != PARAM)
 
 
 def key_class_names(parts: Parts) -> list[str]:
@@ -125,6 +198,24 @@ def annotation_is_tensor(annotation: ast.AST | None) -> bool:
     return bool(TENSOR_ANNOTATION.search(text))
 
 
+def annotation_class(annotation: ast.AST | None) -> str:
+    """``state: TextKVCacheState`` / ``"State"`` / ``Optional[State]`` -> the class name, else ``""``."""
+    if annotation is None:
+        return ""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        text = annotation.value
+    elif isinstance(annotation, (ast.Name, ast.Attribute)):
+        text = dotted(annotation)
+    elif isinstance(annotation, ast.Subscript) and last_name(annotation.value) == "Optional":
+        return annotation_class(annotation.slice)
+    elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # State | None
+        return annotation_class(annotation.left) or annotation_class(annotation.right)
+    else:
+        return ""
+    name = text.rsplit(".", 1)[-1]
+    return name if re.fullmatch(r"[A-Z]\w*", name) else ""
+
+
 @dataclass
 class KeyClass:
     """A class that hashes by a tensor's address (such as ``TensorAsKey``)."""
@@ -135,7 +226,7 @@ class KeyClass:
 
 
 class Scope:
-    """One function (or the module body): its names, tensors and what each local name holds."""
+    """One function (or the module body): its names, their values and types, and its summary."""
 
     def __init__(self, node: ast.AST, cls: ast.ClassDef | None, parent: Scope | None = None,
                  is_module: bool = False):
@@ -147,46 +238,68 @@ class Scope:
         self.params: set[str] = set()
         self.tensors: set[str] = set()
         self.annotated: set[str] = set()  # parameters annotated as tensors
+        self.types: dict[str, str] = {}  # name -> class name, from annotations and constructor calls
+        self.qualname = ""
+        positional: list[str] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.qualname = f"{cls.name}.{node.name}" if cls is not None else node.name
             args = node.args
             for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
                 if arg is not None:
                     self.params.add(arg.arg)
                     if annotation_is_tensor(arg.annotation):
                         self.annotated.add(arg.arg)
+                    elif annotation_class(arg.annotation):
+                        self.types[arg.arg] = annotation_class(arg.annotation)
+            positional = [a.arg for a in args.posonlyargs + args.args]
+            is_static = any(last_name(d) == "staticmethod" for d in node.decorator_list)
+            if cls is not None and positional and not is_static:
+                self.types[positional[0]] = cls.name  # self (or cls)
+                self.params.discard(positional[0])
+                positional = positional[1:]
+        self.summary = Summary(positional)
 
     def finish(self) -> None:
         """Read the names, once ``nodes`` is filled."""
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         self.assigned: set[str] = set()
+        self.aliases: dict[str, list[ast.AST]] = {}  # local name -> the values bound to it
         nested: set[str] = set()
         returned: set[str] = set()
         for n in self.nodes:
-            if isinstance(n, ast.Global):
-                self.declared_global.update(n.names)
-            elif isinstance(n, ast.Nonlocal):
-                self.declared_nonlocal.update(n.names)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                nested.add(n.name)
-            elif isinstance(n, ast.Return) and isinstance(n.value, ast.Name):
-                returned.add(n.value.id)
-            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            kind = type(n)
+            if kind is ast.Name and isinstance(n.ctx, ast.Store):
                 self.assigned.add(n.id)
-            elif isinstance(n, ast.Call):
-                self._tensor_evidence(n)
+            elif kind is ast.Call:
+                func = n.func
+                if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and isinstance(func.value, ast.Name):
+                    self.tensors.add(func.value.id)
+            elif kind is ast.Assign or kind is ast.AnnAssign:
+                targets = n.targets if kind is ast.Assign else [n.target]
+                for t in targets:
+                    if isinstance(t, ast.Name) and n.value is not None:
+                        self.aliases.setdefault(t.id, []).append(n.value)
+                        if isinstance(n.value, ast.Call) and re.fullmatch(r"[A-Z]\w*", last_name(n.value.func)):
+                            self.types.setdefault(t.id, last_name(n.value.func))
+                if kind is ast.AnnAssign and isinstance(n.target, ast.Name) and annotation_class(n.annotation):
+                    self.types[n.target.id] = annotation_class(n.annotation)
+            elif kind is ast.Global:
+                self.declared_global.update(n.names)
+            elif kind is ast.Nonlocal:
+                self.declared_nonlocal.update(n.names)
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                nested.add(n.name)
+            elif kind is ast.Return and isinstance(n.value, ast.Name):
+                returned.add(n.value.id)
         # A parameter annotated as a tensor and re-bound in the body (``device = device.device``)
         # may no longer be one.
         self.tensors |= self.annotated - self.assigned
         self.env: dict[str, Parts] = {}
+        self.flows: dict[str, Flow] = {}
         # A function that returns one of its nested functions (a decorator, a factory) keeps
         # that closure's variables alive after the call.
         self.returns_closure = bool(nested & returned)
-
-    def _tensor_evidence(self, call: ast.Call) -> None:
-        func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in TENSOR_METHODS and isinstance(func.value, ast.Name):
-            self.tensors.add(func.value.id)
 
     def is_local(self, name: str) -> bool:
         """A name that lives and dies with one call: a local or a parameter, or a closure's
@@ -203,17 +316,28 @@ class Scope:
         return False
 
 
-class ModuleScan:
-    """The rules applied to one parsed module."""
+def _fresh(value: ast.AST) -> bool:
+    """A value made anew on each call: a literal container or a container's constructor."""
+    if isinstance(value, (ast.Dict, ast.Set, ast.List, ast.DictComp, ast.SetComp, ast.ListComp, ast.Tuple,
+                          ast.Constant)):
+        return True
+    return isinstance(value, ast.Call) and last_name(value.func) in FRESH_CONTAINERS
 
-    def __init__(self, tree: ast.Module, path: str, module: str, imported: dict[str, Parts] | None = None):
+
+class ModuleScan:
+    """The flow model applied to one parsed module, with the summaries of the modules it imports."""
+
+    def __init__(self, tree: ast.Module, path: str, module: str, imported: dict[str, Summary] | None = None,
+                 fields: dict[tuple[str, str], tuple[Parts, Flow]] | None = None,
+                 pinned: frozenset | None = None):
         self.path = path
         self.module = module
         self.findings: list[Finding] = []
-        self.helpers: dict[str, Parts] = dict(imported or {})  # function name -> parts of what it returns
+        self.summaries: dict[str, Summary] = dict(imported or {})  # callee name as written here -> summary
+        self.fields: dict[tuple[str, str], tuple[Parts, Flow]] = dict(fields or {})  # (class, attr) -> value
+        self.written_fields: set[tuple[str, str]] = set()  # the fields this module writes
         self.key_classes: dict[str, KeyClass] = {}
         self.used_key_classes: set[str] = set()
-        self.class_attrs: dict[ast.ClassDef, dict[str, Parts]] = {}
         self.scopes: list[Scope] = [Scope(tree, None, is_module=True)]
         self.classes: dict[str, ast.ClassDef] = {}
         self.functions: list[tuple[ast.AST, ast.ClassDef | None]] = []  # (function, its class)
@@ -222,9 +346,25 @@ class ModuleScan:
         self._collect(tree, self.scopes[0], None)
         for scope in self.scopes:
             scope.finish()
+            if scope.qualname:
+                self.summaries[scope.qualname] = scope.summary
+        self.methods: dict[str, list[str]] = {}  # method name -> "Class.method" of this module's classes
+        for scope in self.scopes:
+            if scope.cls is not None and scope.qualname:
+                self.methods.setdefault(scope.qualname.rpartition(".")[2], []).append(scope.qualname)
         self.weakref_names = set(WEAKREF_NAMES) | {
             name for name, c in self.classes.items() if any(last_name(b) in WEAKREF_NAMES for b in c.bases)}
         self.constructors = self._mapping_constructors()
+        self.constructor_kinds: dict[str, set[str]] = {}  # attribute name -> the kinds of mapping made for it
+        for target, kind in self.constructors.items():
+            self.constructor_kinds.setdefault(target.rpartition(".")[2], set()).add(kind)
+        self._facts: dict[int, tuple] = {}
+        self._names_used: dict[str, list[ast.AST]] | None = None
+        self.uses: list[Use] = []
+        self._guards_memo: dict[tuple, dict[str, bool]] = {}
+        self.pinned: set[tuple[str, str]] = set(pinned or ())  # (class, attr) of mappings holding their id()'s object
+        self.pinned_sources: set[Step] = set()
+        self.wants: set[str] = set()  # functions called with an address that this module does not define
 
     def _collect(self, root: ast.AST, scope: Scope, cls: ast.ClassDef | None) -> None:
         """One walk over the module: each node goes to the scope (function) it belongs to."""
@@ -240,9 +380,10 @@ class ModuleScan:
                     outer = scope.parent if isinstance(scope.node, ast.ClassDef) else scope  # no closure over a class
                     outer = None if outer is None or outer.is_module else outer
                     self.functions.append((node, cls))
-                    inner = Scope(node, cls, outer)
+                    inner = Scope(node, cls if isinstance(scope.node, ast.ClassDef) else None, outer)
                     self.scopes.append(inner)
                     bodies.append((node, inner, cls))
+                    stack.extend(node.decorator_list)
                     continue
                 if kind is ast.ClassDef:
                     self.classes[node.name] = node
@@ -258,64 +399,222 @@ class ModuleScan:
                     self.functools_cache |= any(a.name == "cache" for a in node.names)
                 stack.extend(child_nodes(node))
 
-    # -- what things are made of ---------------------------------------------------------------
+    def step(self, node: ast.AST, text: str) -> Step:
+        return (self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1, text)
 
-    def parts(self, node: ast.AST, scope: Scope) -> Parts:
-        """What the value of ``node`` is made of, as far as a key is concerned."""
-        if isinstance(node, ast.Call):
-            return self._call_parts(node, scope)
-        if isinstance(node, ast.Attribute):
-            if node.attr == "_cdata":
-                return Parts({("object address", "_cdata")})
-            if node.attr == "_version":
-                return Parts({("version", "_version")})
-            if node.attr in LAYOUT_ATTRS:
-                return Parts({("layout", node.attr)})
-            if isinstance(node.value, ast.Name) and node.value.id == "self" and scope.cls is not None:
-                return self.class_attrs.get(scope.cls, {}).get(node.attr, Parts())
-            return Parts()
-        if isinstance(node, ast.Name):
-            return scope.env.get(node.id, Parts())
+    # -- what values are made of, and the way they came -------------------------------------------
+
+    @staticmethod
+    def join(values) -> tuple[Parts, Flow]:
+        """Parts of all; the flow of the first that holds an address, else of the first that holds anything."""
+        parts, flow, best = Parts(), (), 0
+        for p, f in values:
+            if not p:
+                continue
+            parts = parts | p
+            rank = 2 if is_address(p) else 1
+            if rank > best and f:
+                flow, best = f, rank
+        return parts, flow
+
+    def value(self, node: ast.AST, scope: Scope) -> tuple[Parts, Flow]:
+        """What the value of ``node`` is made of, as far as a key is concerned, and where it came from."""
+        kind = type(node)
+        if kind is ast.Name:
+            return self._name_value(node.id, scope)
+        if kind is ast.Call:
+            return self._call_value(node, scope)
+        if kind is ast.Attribute:
+            return self._attribute_value(node, scope)
+        if kind is ast.Constant:
+            return Parts(), ()
+        if kind is ast.Subscript:
+            inner = node.value
+            if isinstance(inner, ast.Attribute) and inner.attr in ARRAY_INTERFACES:
+                return Parts({("address", f"{inner.attr}['data']")}), (self.step(node, ast.unparse(node)),)
+            return self.value(inner, scope)  # an element of a container holds what the container holds
         children: list[ast.AST] = []
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        if kind is ast.Tuple or kind is ast.List or kind is ast.Set:
             children = node.elts
-        elif isinstance(node, ast.BinOp):
+        elif kind is ast.BinOp:
             children = [node.left, node.right]
-        elif isinstance(node, ast.JoinedStr):
+        elif kind is ast.JoinedStr:
             children = [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
-        elif isinstance(node, ast.IfExp):
-            children = [node.body, node.orelse]
-        elif isinstance(node, ast.Starred):
+        elif kind is ast.FormattedValue or kind is ast.Starred or kind is ast.NamedExpr or kind is ast.Await:
             children = [node.value]
-        elif isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+        elif kind is ast.IfExp:
+            children = [node.body, node.orelse]
+        elif kind is ast.BoolOp:
+            children = node.values
+        elif kind is ast.GeneratorExp or kind is ast.ListComp or kind is ast.SetComp:
             children = [node.elt]
-        return Parts().union(*(self.parts(c, scope) for c in children))
+        elif kind is ast.Lambda:
+            children = [node.body]
+        return self.join(self.value(c, scope) for c in children)
 
-    def _call_parts(self, call: ast.Call, scope: Scope) -> Parts:
+    def _name_value(self, name: str, scope: Scope) -> tuple[Parts, Flow]:
+        s: Scope | None = scope
+        while s is not None:
+            if name in s.env:
+                return s.env[name], s.flows.get(name, ())
+            if name in s.assigned or name in s.params:
+                return Parts(), ()
+            s = s.parent
+        module = self.scopes[0]
+        return module.env.get(name, Parts()), module.flows.get(name, ())
+
+    def receiver_class(self, node: ast.AST, scope: Scope) -> str:
+        """The class of ``node`` when it is known: ``self``, an annotated name, ``x = Class(...)``."""
+        if isinstance(node, ast.Name):
+            s: Scope | None = scope
+            while s is not None:
+                if node.id in s.types:
+                    return s.types[node.id]
+                s = s.parent
+        return ""
+
+    @staticmethod
+    def _is_ctypes_pointer(name: str, scope: Scope) -> bool:
+        s: Scope | None = scope
+        while s is not None:
+            if name in s.aliases:
+                return any(isinstance(v, ast.Call) and last_name(v.func) in CTYPES_POINTERS for v in s.aliases[name])
+            s = s.parent
+        return False
+
+    def _class_and_bases(self, name: str) -> list[str]:
+        names, todo = [], [name]
+        while todo and len(names) < 8:
+            current = todo.pop()
+            if current and current not in names:
+                names.append(current)
+                if current in self.classes:
+                    todo += [last_name(b) for b in self.classes[current].bases]
+        return names
+
+    def _attribute_value(self, node: ast.Attribute, scope: Scope) -> tuple[Parts, Flow]:
+        attr = node.attr
+        if attr == "_cdata":
+            return Parts({("object address", "_cdata")}), (self.step(node, ast.unparse(node)),)
+        if attr == "_version":
+            return Parts({("version", "_version")}), ()
+        if attr in LAYOUT_ATTRS:
+            return Parts({("layout", attr)}), ()
+        if attr == "value" and isinstance(node.value, ast.Name) and self._is_ctypes_pointer(node.value.id, scope):
+            return Parts({("address", "ctypes pointer .value")}), (self.step(node, ast.unparse(node)),)
+        if not self.fields_by_attr.get(attr):
+            return Parts(), ()
+        cls = self.receiver_class(node.value, scope)
+        # A receiver of unknown class reads the field of any class of this module that fills it.
+        keys = [(c, attr) for c in self._class_and_bases(cls)] + [("", attr)] if cls else \
+            [k for k in self.fields_by_attr[attr] if k in self.written_fields]
+        parts, flow = self.join(self.fields.get(k, (Parts(), ())) for k in keys)
+        if parts and flow:
+            flow = flow + (self.step(node, f"read as {ast.unparse(node)}"),)
+        return parts, flow
+
+    def callees(self, call: ast.Call, scope: Scope) -> list[Summary]:
+        """The functions a call may reach, resolved by name: this module's, then the imported ones."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            name = func.id
+            if name in self.summaries:
+                return [self.summaries[name]]
+            init = self.summaries.get(f"{name}.__init__")
+            return [init] if init else []
+        if not isinstance(func, ast.Attribute):
+            return []
+        text = dotted(func)
+        if text in self.summaries:  # module.function, Class.method
+            return [self.summaries[text]]
+        cls = self.receiver_class(func.value, scope)
+        if cls:
+            for c in self._class_and_bases(cls):
+                if f"{c}.{func.attr}" in self.summaries:
+                    return [self.summaries[f"{c}.{func.attr}"]]
+            if cls in self.classes or f"{cls}.__init__" in self.summaries:
+                return []  # a known class without that method: not some other class's
+        if not isinstance(func.value, (ast.Name, ast.Attribute)):
+            return []  # ``d.setdefault(k, {}).get(key)``: a method of what a mapping holds, not of a class here
+        return [self.summaries[q] for q in self.methods.get(func.attr, ())]
+
+    @staticmethod
+    def bind(call: ast.Call, summary: Summary) -> dict[str, ast.AST]:
+        bound = {}
+        for name, arg in zip(summary.params, call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            bound[name] = arg
+        for kw in call.keywords:
+            if kw.arg:
+                bound[kw.arg] = kw.value
+        return bound
+
+    def _call_value(self, call: ast.Call, scope: Scope) -> tuple[Parts, Flow]:
         func = call.func
         if isinstance(func, ast.Attribute):
             if func.attr == "data_ptr":
                 inner = func.value
                 if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
                         and inner.func.attr in STORAGE_METHODS:
-                    return Parts({("storage address", f"{inner.func.attr}().data_ptr()")})
-                return Parts({("address", "data_ptr()")})
+                    return Parts({("storage address", f"{inner.func.attr}().data_ptr()")}), \
+                        (self.step(call, ast.unparse(call)),)
+                return Parts({("address", "data_ptr()")}), (self.step(call, ast.unparse(call)),)
             if func.attr in LAYOUT_METHODS:
-                return Parts({("layout", f"{func.attr}()")})
-            # self.helper(t), cls.helper(t), ClassName.helper(t)
-            if isinstance(func.value, ast.Name) and (func.value.id in ("self", "cls") or func.value.id in self.classes):
-                return self.helpers.get(func.attr, Parts())
-            return self.helpers.get(dotted(func), Parts())  # module.helper(t), from an import
-        if isinstance(func, ast.Name):
-            if func.id == "id" and len(call.args) == 1 and self.is_tensor(call.args[0], scope):
-                return Parts({("identity", "id()")})
-            if func.id in self.key_classes:
-                return Parts({("key class", func.id)}) | self.key_classes[func.id].parts
-            if func.id in self.helpers:
-                return self.helpers[func.id]
-            if func.id in TRANSPARENT_CALLS:
-                return Parts().union(*(self.parts(a, scope) for a in call.args))
-        return Parts()
+                return Parts({("layout", f"{func.attr}()")}), ()
+            if func.attr == "addressof":
+                return Parts({("address", "ctypes.addressof()")}), (self.step(call, ast.unparse(call)),)
+            if func.attr in ("format", "join"):
+                return self.join(self.value(a, scope) for a in [*call.args, *(k.value for k in call.keywords)])
+        elif isinstance(func, ast.Name):
+            name = func.id
+            if name == "id" and len(call.args) == 1:
+                return Parts({("identity", "id()")}), (self.step(call, ast.unparse(call)),)
+            if name == "addressof":
+                return Parts({("address", "ctypes.addressof()")}), (self.step(call, ast.unparse(call)),)
+            if name in self.key_classes:
+                parts, flow = self.join(self.value(a, scope) for a in call.args)
+                return Parts({("key class", name)}) | self.key_classes[name].parts, \
+                    flow + (self.step(call, f"held by {name}(...)"),) if flow else ()
+            if name in TRANSPARENT_CALLS:
+                return self.join(self.value(a, scope) for a in call.args)
+        if last_name(func) in MAP_CALLS and call.args:
+            return self._callback_value(call, scope)
+        results = []
+        for summary in self.callees(call, scope):
+            own = without_params(summary.returns)
+            if own:
+                results.append((own, summary.returns_flow + (self.step(call, f"returned by {ast.unparse(func)}()"),)))
+            bound = self.bind(call, summary)
+            for p in params_in(summary.returns):
+                if p in bound:
+                    parts, flow = self.value(bound[p], scope)
+                    results.append((parts, flow + (self.step(call, f"through {ast.unparse(func)}()"),) if flow
+                                    else ()))
+        if isinstance(func, ast.Attribute) and func.attr not in MAPPING_METHODS:
+            parts, flow = self.value(func.value, scope)  # ``key.encode()``, ``str(ptr).zfill(16)``
+            if is_address(parts):
+                results.append((parts, flow))
+        return self.join(results)
+
+    def _callback_value(self, call: ast.Call, scope: Scope) -> tuple[Parts, Flow]:
+        """``map(id, params)``, ``tree_map(lambda t: t.data_ptr(), x)``: what the callback returns."""
+        fn = call.args[0]
+        here = self.step(call, f"returned by the callback of {last_name(call.func)}()")
+        if isinstance(fn, ast.Lambda):
+            parts, flow = self.value(fn.body, scope)
+            return (without_params(parts), flow + (here,)) if is_address(parts) else (Parts(), ())
+        if isinstance(fn, ast.Name) and fn.id == "id":
+            return Parts({("identity", "id()")}), (self.step(call, ast.unparse(call)),)
+        if isinstance(fn, ast.Attribute) and fn.attr == "data_ptr":
+            return Parts({("address", "data_ptr()")}), (self.step(call, ast.unparse(call)),)
+        if isinstance(fn, (ast.Name, ast.Attribute)):
+            fake = ast.Call(func=fn, args=[], keywords=[])
+            ast.copy_location(fake, call)
+            found = [(without_params(s.returns), s.returns_flow + (here,)) for s in self.callees(fake, scope)
+                     if is_address(s.returns)]
+            return self.join(found)
+        return Parts(), ()
 
     def is_tensor(self, node: ast.AST, scope: Scope) -> bool:
         if isinstance(node, ast.Name):
@@ -325,57 +624,304 @@ class ModuleScan:
             return name.startswith("torch.") and name.rsplit(".", 1)[-1] in TENSOR_CONSTRUCTORS
         return False
 
+    # -- the fixed point -----------------------------------------------------------------------------
+
+    def _bind_name(self, scope: Scope, name: str, parts: Parts, flow: Flow, at: ast.AST) -> None:
+        if not parts:
+            return
+        old = scope.env.get(name, Parts())
+        if parts <= old:
+            return
+        scope.env[name] = old | parts
+        if flow and (name not in scope.flows or (is_address(parts) and not is_address(old))):
+            scope.flows[name] = flow + (self.step(at, f"assigned to {name}"),)
+
+    def _write_field(self, key: tuple[str, str], parts: Parts, flow: Flow) -> None:
+        parts = without_params(parts)
+        if not is_address(parts):
+            return
+        old_parts, old_flow = self.fields.get(key, (Parts(), ()))
+        if parts <= old_parts:
+            return
+        self.fields[key] = (old_parts | parts, old_flow or flow)
+        self.written_fields.add(key)
+        self.fields_by_attr.setdefault(key[1], [])
+        if key not in self.fields_by_attr[key[1]]:
+            self.fields_by_attr[key[1]].append(key)
+
+    def _assign(self, scope: Scope, target: ast.AST, value: ast.AST, at: ast.AST) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                for t, v in zip(target.elts, value.elts):
+                    self._assign(scope, t, v, at)
+                return
+            for t in target.elts:  # unpacking: each name may hold any part
+                self._assign(scope, t, value, at)
+            return
+        if isinstance(target, ast.Starred):
+            target = target.value
+        parts, flow = self.value(value, scope)
+        if isinstance(target, ast.Name):
+            self._bind_name(scope, target.id, parts, flow, at)
+            if not parts and isinstance(value, ast.Call) and self.is_tensor(value, scope):
+                scope.tensors.add(target.id)
+        elif isinstance(target, ast.Attribute) and parts:
+            cls = self.receiver_class(target.value, scope)
+            key = (cls, target.attr)
+            self._write_field(key, parts, flow + (self.step(at, f"stored in {ast.unparse(target)}"),))
+            for p in params_in(parts):
+                scope.summary.field_params.setdefault(p, set()).add(key)
+
     def _fill_env(self, scope: Scope) -> None:
+        if scope.qualname:
+            for p in scope.params:
+                if p not in scope.env:
+                    scope.env[p] = Parts({(PARAM, p)})
+                    scope.flows[p] = (self.step(scope.node, f"parameter {p} of {scope.qualname}()"),)
+                    if POINTER_NAME.fullmatch(p):  # a callback handed an address (``on_alloc(data_ptr)``)
+                        scope.env[p] |= {("address", "a parameter named as a pointer")}
         for node in scope.nodes:
-            targets: list[ast.AST] = []
-            if isinstance(node, ast.Assign):
-                targets, value = node.targets, node.value
-            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-                targets, value = [node.target], node.value
-            for target in targets:
-                pairs = [(target, value)]
-                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
-                    pairs = list(zip(target.elts, value.elts))
-                for t, v in pairs:
-                    got = self.parts(v, scope)
-                    if isinstance(t, ast.Name):
-                        if got:
-                            scope.env[t.id] = scope.env.get(t.id, Parts()) | got
-                        elif isinstance(v, ast.Call) and self.is_tensor(v, scope):
-                            scope.tensors.add(t.id)
-                    elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" \
-                            and scope.cls is not None and got:
-                        attrs = self.class_attrs.setdefault(scope.cls, {})
-                        attrs[t.attr] = attrs.get(t.attr, Parts()) | got
+            kind = type(node)
+            if kind is ast.Assign:
+                for target in node.targets:
+                    self._assign(scope, target, node.value, node)
+            elif (kind is ast.AnnAssign or kind is ast.NamedExpr) and node.value is not None:
+                self._assign(scope, node.target, node.value, node)
+            elif kind is ast.AugAssign:
+                self._assign(scope, node.target, ast.Tuple(elts=[node.target, node.value], ctx=ast.Load()), node)
+            elif kind is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr in FILL_METHODS \
+                    and isinstance(node.func.value, ast.Name) and node.args:
+                # ``key_parts.append(id(arg))``: the list holds what is appended (a caller's list, too)
+                target = node.func.value.id
+                parts, flow = self.join(self.value(a, scope) for a in node.args)
+                parts = without_params(parts)
+                if is_address(parts):
+                    self._bind_name(scope, target, parts, flow + (self.step(node, f"appended to {target}"),), node)
+                    if target in scope.params and target not in scope.summary.filled_params:
+                        scope.summary.filled_params[target] = (parts, scope.flows.get(target, flow))
+            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+                self._assign(scope, node.target, node.iter, node if kind is not ast.comprehension else node.iter)
+
+    def _summarise(self, scope: Scope) -> None:
+        returned = [self.value(n.value, scope) for n in scope.nodes if isinstance(n, ast.Return) and n.value]
+        parts, flow = self.join(returned)
+        summary = scope.summary
+        if not summary.returns_persistent:
+            summary.returns_persistent = any(
+                isinstance(n, ast.Return) and isinstance(n.value, (ast.Name, ast.Attribute, ast.Subscript))
+                and self.lifetime(n.value, scope) == "persistent" for n in scope.nodes) \
+                or any(self._is_functools_cache(d) for d in scope.node.decorator_list)
+        if parts - summary.returns:
+            summary.returns = summary.returns | parts
+            if is_address(parts) and not summary.returns_flow:
+                summary.returns_flow = flow
 
     def resolve(self) -> None:
-        """Local names, helpers, class attributes and key classes, until nothing changes."""
-        for _ in range(4):
-            before = (dict(self.helpers), {k: dict(v) for k, v in self.class_attrs.items()}, set(self.key_classes))
+        """Names, fields, summaries and key classes, until nothing changes."""
+        self.fields_by_attr: dict[str, list] = {}
+        for key in self.fields:
+            self.fields_by_attr.setdefault(key[1], []).append(key)
+        for _ in range(MAX_ROUNDS):
+            before = self._state()
+            self.uses = []
             for scope in self.scopes:
                 self._fill_env(scope)
-            for scope in self.scopes[1:]:
-                returned = Parts().union(*(self.parts(n.value, scope) for n in scope.nodes
-                                           if isinstance(n, ast.Return) and n.value is not None))
-                if is_address(returned):
-                    self.helpers[scope.node.name] = self.helpers.get(scope.node.name, Parts()) | returned
+            for scope in self.scopes:
+                if scope.qualname:
+                    self._summarise(scope)
+                self._calls_and_uses(scope)
             for name, cls in self.classes.items():
-                held = Parts().union(*self.class_attrs.get(cls, {}).values())
+                held = Parts().union(*(self.fields[k][0] for k in self.fields if k[0] == name))
                 hashes = any(isinstance(n, ast.FunctionDef) and n.name == "__hash__" for n in cls.body)
                 if hashes and is_address(held):
                     self.key_classes[name] = KeyClass(cls, held, self._uses_weakref([cls]))
-            if before == (self.helpers, self.class_attrs, set(self.key_classes)):
+            if self._state() == before:
                 break
+
+    def _state(self):
+        return (sum(len(s.env) + sum(map(len, s.env.values())) for s in self.scopes),
+                [s.summary.state() for s in self.scopes], {k: v[0] for k, v in self.fields.items()},
+                set(self.key_classes))
+
+    # -- where keys reach mappings -------------------------------------------------------------------
+
+    def lifetime(self, mapping: ast.AST, scope: Scope, seen: frozenset = frozenset()) -> str:
+        """``persistent`` (outlives the call), ``local``, or ``param:NAME`` (the caller's mapping)."""
+        root = mapping
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        if isinstance(root, ast.Name):
+            name = root.id
+            if not scope.is_local(name):
+                return "persistent"
+            if name in scope.params and name not in scope.assigned:
+                return f"param:{name}"
+            bound = scope.aliases.get(name, [])
+            if name not in seen and any(
+                    self.lifetime(v, scope, seen | {name}) == "persistent" if not isinstance(v, ast.Name)
+                    else not scope.is_local(v.id) for v in bound):
+                return "persistent"  # an alias of a field, a global, or a getter's result (on some path)
+            return "local"
+        if isinstance(root, ast.Attribute):
+            return "persistent"
+        if isinstance(root, ast.Call):
+            func = root.func
+            if isinstance(func, ast.Attribute) and func.attr in ("get", "setdefault", "pop") and root.args:
+                return self.lifetime(func.value, scope, seen)  # a mapping nested in another lives as long
+            # ``_active.get()`` on a module-level ContextVar or holder: what it hands out lasts with it.
+            held = isinstance(func, ast.Attribute) and func.attr == "get" and not root.args \
+                and self.lifetime(func.value, scope, seen) == "persistent"
+            getter = held or (not _fresh(root) and any(s.returns_persistent for s in self.callees(root, scope)))
+            return "persistent" if getter else "local"
+        return "local"
+
+    @staticmethod
+    def mapping_uses(scope: Scope):
+        """(mapping node, key node, how it is used, the node to report, stored value) for every use with a key."""
+        for node in scope.nodes:
+            kind = type(node)
+            if kind is ast.Subscript:
+                how = {ast.Load: "read", ast.Store: "written", ast.Del: "popped"}[type(node.ctx)]
+                yield node.value, node.slice, how, node, None
+            elif kind is ast.Call and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in MAPPING_METHODS and node.args:
+                value = node.args[1] if node.func.attr in ("setdefault", "put") and len(node.args) > 1 else None
+                yield node.func.value, node.args[0], MAPPING_METHODS[node.func.attr], node, value
+            elif kind is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
+                    and node.args and isinstance(node.args[0], ast.Dict):  # m.update({key: value})
+                for k, v in zip(node.args[0].keys, node.args[0].values):
+                    if k is not None:
+                        yield node.func.value, k, "written", node, v
+            elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+                yield node.comparators[0], node.left, "tested", node, None
+            elif kind is ast.Assign:
+                for t in node.targets:
+                    if isinstance(t, ast.Subscript):
+                        yield t.value, t.slice, "written", t, node.value
+
+    def _calls_and_uses(self, scope: Scope) -> None:
+        cls = scope.cls.name if scope.cls is not None else ""
+        seen = set()
+        for mapping, key, how, at, stored in self.mapping_uses(scope):
+            if (id(at), how) in seen:
+                continue
+            seen.add((id(at), how))
+            parts, flow = self.value(key, scope)
+            if not parts:
+                continue
+            life = self.lifetime(mapping, scope)
+            text = ast.unparse(mapping)
+            sink = self.step(at, f"{'key of' if how != 'added' else 'member of'} {text} ({how})")
+            stored_text = ast.unparse(stored) if stored is not None else ""
+            if life == "persistent":
+                if is_address(parts):
+                    self.uses.append(Use(self.path, at.lineno, at.col_offset + 1, how, text, cls,
+                                         without_params(parts), flow + (sink,), stored_text))
+                for p in params_in(parts):
+                    if scope.qualname:
+                        self._add_use(scope.summary.key_params, p, Use(
+                            self.path, at.lineno, at.col_offset + 1, how, text, cls, without_params(parts),
+                            flow + (sink,), stored_text))
+            elif life.startswith("param:") and is_address(parts) and scope.qualname:
+                self._add_use(scope.summary.mapping_params, life[6:], Use(
+                    self.path, at.lineno, at.col_offset + 1, how, text, cls, parts, flow + (sink,), stored_text))
+        for node in scope.nodes:
+            if type(node) is ast.Call:
+                name = last_name(node.func)
+                if not self._through_call(node, scope, cls) and name and name not in self.wants \
+                        and (name not in BUILTIN_NAMES or name in MAPPING_METHODS):
+                    args = node.args[1:] if name in MAPPING_METHODS else node.args
+                    if any(is_address(self.value(a, scope)[0]) for a in [*args, *(k.value for k in node.keywords)]):
+                        self.wants.add(name)
+
+    def _use_through(self, call: ast.Call, scope: Scope, cls: str, u: Use, parts: Parts, flow: Flow) -> Use:
+        """A key reaching ``self.<mapping>`` in a method called on another object (``table.add(ptr)``,
+        ``cache.get(device, key)``): the cache is that object, and it lives as long as the caller's
+        reference to it; the use is reported at the call."""
+        func = call.func
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        if receiver is None or not u.mapping.startswith("self.") or dotted(receiver) in ("self", "cls"):
+            return Use(u.path, u.line, u.col, u.how, u.mapping, u.cls, parts, flow, u.value, u.guards)
+        if self.lifetime(receiver, scope) != "persistent":
+            return Use(u.path, u.line, u.col, "local", u.mapping, u.cls, parts, flow)
+        return Use(self.path, call.lineno, call.col_offset + 1, u.how, ast.unparse(receiver), cls, parts,
+                   flow, u.value, u.guards)
+
+    @staticmethod
+    def _add_use(table: dict, param: str, use: Use) -> None:
+        uses = table.setdefault(param, [])
+        if not any((u.path, u.line, u.col, u.mapping) == (use.path, use.line, use.col, use.mapping) for u in uses):
+            uses.append(use)
+
+    def _through_call(self, call: ast.Call, scope: Scope, cls: str) -> bool:
+        """A call whose callee stores an argument in a field, keys a mapping with it, or takes the mapping."""
+        summaries = self.callees(call, scope)
+        if not summaries:
+            return False
+        callee = ast.unparse(call.func)
+        for summary in summaries:
+            if not (summary.key_params or summary.mapping_params or summary.field_params or summary.filled_params):
+                continue
+            bound = self.bind(call, summary)
+            for p, (parts, flow) in summary.filled_params.items():
+                if isinstance(bound.get(p), ast.Name):
+                    self._bind_name(scope, bound[p].id, parts, flow + (self.step(call, f"filled by {callee}()"),),
+                                    call)
+            for p, arg in bound.items():
+                here = self.step(call, f"passed to {callee}() as {p}")
+                if p in summary.key_params or p in summary.field_params:
+                    parts, flow = self.value(arg, scope)
+                    for key in summary.field_params.get(p, ()):
+                        self._write_field(key, parts, flow + (here,))
+                    for u in summary.key_params.get(p, ()):
+                        if is_address(parts):
+                            self.uses.append(self._use_through(call, scope, cls, u, without_params(parts) | u.parts,
+                                                               flow + (here,) + u.flow))
+                        for q in params_in(parts):
+                            if scope.qualname:
+                                self._add_use(scope.summary.key_params, q, Use(
+                                    u.path, u.line, u.col, u.how, u.mapping, u.cls, u.parts,
+                                    flow + (here,) + u.flow, u.value, u.guards))
+                if p in summary.mapping_params:
+                    life = self.lifetime(arg, scope)
+                    for u in summary.mapping_params[p]:
+                        passed = u.flow + (self.step(call, f"{ast.unparse(arg)} passed to {callee}() as {p}"),)
+                        if life == "persistent":
+                            self.uses.append(Use(u.path, u.line, u.col, u.how, ast.unparse(arg), cls, u.parts,
+                                                 passed, u.value, u.guards))
+                        elif life.startswith("param:") and scope.qualname:
+                            self._add_use(scope.summary.mapping_params, life[6:], Use(
+                                u.path, u.line, u.col, u.how, u.mapping, u.cls, u.parts, passed, u.value, u.guards))
+        return True
 
     # -- guards ------------------------------------------------------------------------------------
 
+    def _root_facts(self, root: ast.AST) -> tuple[bool, list[ast.Compare], bool]:
+        """(makes a weak reference, its comparisons, compares with ``is``), read once per class or function."""
+        if id(root) not in self._facts:
+            nodes = list(ast.walk(root))
+            compares = [n for n in nodes if isinstance(n, ast.Compare)]
+            self._facts[id(root)] = (
+                any(isinstance(n, ast.Call) and last_name(n.func) in self.weakref_names for n in nodes), compares,
+                any(isinstance(op, ast.Is) for n in compares for op in n.ops))
+        return self._facts[id(root)]
+
     def _uses_weakref(self, roots: list[ast.AST]) -> bool:
-        return any(isinstance(n, ast.Call) and last_name(n.func) in self.weakref_names
-                   for root in roots for n in ast.walk(root))
+        return any(self._root_facts(root)[0] for root in roots)
+
+    def _returns_address(self, name: str) -> bool:
+        return any(is_address(self.summaries[q].returns) for q in [name, *self.methods.get(name, ())]
+                   if q in self.summaries)
 
     def _guards(self, roots: list[ast.AST], key: Parts, mapping_kind: str = "") -> dict[str, bool]:
         """Which guards the code around a cache has. Static evidence only: the audit settles it."""
-        compares = [n for root in roots for n in ast.walk(root) if isinstance(n, ast.Compare)]
+        memo_key = (tuple(map(id, roots)), key, mapping_kind)
+        if memo_key not in self._guards_memo:
+            self._guards_memo[memo_key] = self._find_guards(roots, key, mapping_kind)
+        return dict(self._guards_memo[memo_key])
+
+    def _find_guards(self, roots: list[ast.AST], key: Parts, mapping_kind: str) -> dict[str, bool]:
+        compares = [n for root in roots for n in self._root_facts(root)[1]]
         recheck = False
         version_checked = False
         for cmp in compares:
@@ -386,7 +932,7 @@ class ModuleScan:
                     # A key part computed afresh and compared: the referent is rechecked.
                     if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name)) and (
                             last_name(n.func) in STORAGE_METHODS | {"data_ptr"}
-                            or (last_name(n.func) in self.helpers and is_address(self.helpers[last_name(n.func)]))):
+                            or self._returns_address(last_name(n.func))):
                         recheck = True
         methods = [n.name for root in roots if isinstance(root, ast.ClassDef)
                    for n in root.body if isinstance(n, ast.FunctionDef)]
@@ -406,15 +952,18 @@ class ModuleScan:
             level += 1
         return str(Level(level))
 
-    def _finding(self, code: str, at: ast.AST, message: str, key: Parts, guards: dict[str, bool],
+    def _finding(self, code: str, at: tuple[str, int, int], message: str, key: Parts, guards: dict[str, bool],
                  cls: ast.ClassDef | None = None, notes: list[str] | None = None,
-                 key_text: list[str] | None = None, liveness_text: str = "liveness weakref") -> None:
+                 key_text: list[str] | None = None, liveness_text: str = "liveness weakref",
+                 flow: Flow = (), why: str = "") -> None:
         level = self.suggested_level(guards)
         present = [liveness_text if g == "liveness weakref" else g for g, on in guards.items() if on]
+        path, line, col = at
         self.findings.append(Finding(
-            self.path, at.lineno, at.col_offset + 1, code, message, key_text or describe_parts(key), present,
+            path, line, col, code, message, key_text or describe_parts(key), present,
             [g for g, on in guards.items() if not on], level, self._audit(cls, level),
-            (notes or []) + self._subclass_notes(cls, key, level)))
+            (notes or []) + self._subclass_notes(cls, key, level),
+            flow=[{"path": p, "line": ln, "col": c, "text": t} for p, ln, c, t in flow], why=why))
 
     def _audit(self, cls: ast.ClassDef | None, level: str, base: ast.ClassDef | None = None) -> str | None:
         """The audit command for a cache class with get/put (its own or inherited from ``base``)."""
@@ -457,95 +1006,139 @@ class ModuleScan:
         mapping has it in this module (``ctx.table`` made as ``self.table = WeakValueDictionary()``)."""
         if name in self.constructors:
             return self.constructors[name]
-        attr = name.rpartition(".")[2]
-        kinds = {kind for target, kind in self.constructors.items() if target.rpartition(".")[2] == attr}
-        return kinds.pop() if "." in name and len(kinds) == 1 else ""
+        kinds = self.constructor_kinds.get(name.rpartition(".")[2], set())
+        return next(iter(kinds)) if "." in name and len(kinds) == 1 else ""
 
-    def _persistent(self, mapping: ast.AST, scope: Scope) -> bool:
-        """Does the mapping outlive one call? A local dict (a memo within one traversal) does not."""
-        root = mapping
-        while isinstance(root, ast.Subscript):
-            root = root.value
-        if isinstance(root, ast.Name):
-            return not scope.is_local(root.id)
-        return isinstance(root, (ast.Attribute, ast.Call))
+    def _roots(self, use: Use) -> list[ast.AST]:
+        """The code whose guards count for a mapping: its class, else the functions that name it;
+        and the class of the entries stored in it (``m[k] = Entry(t)``)."""
+        roots = [self.classes[use.cls]] if use.cls in self.classes else self._functions_using(use.mapping)
+        entry = use.value.partition("(")[0]
+        if entry in self.classes:
+            roots.append(self.classes[entry])
+        return roots
 
-    def _value_classes(self, scope: Scope) -> dict[ast.AST, ast.ClassDef]:
-        """``m[k] = Entry(t)``: the Subscript -> Entry, a class of this module whose guards count too."""
-        found = {}
-        for node in scope.nodes:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                    and last_name(node.value.func) in self.classes:
-                for target in node.targets:
-                    found[target] = self.classes[last_name(node.value.func)]
-        return found
+    def guards_of(self, uses: list[Use], parts: Parts) -> dict[str, bool]:
+        foreign = [u.guards for u in uses if u.path != self.path and u.guards]
+        if foreign:
+            return dict(foreign[0])
+        roots = [r for u in uses if u.path == self.path for r in self._roots(u)]
+        roots += [self.key_classes[c].node for c in key_class_names(parts) if c in self.key_classes]
+        return self._guards(roots, parts, self.mapping_kind(dotted_text(uses[0].mapping)))
 
-    @staticmethod
-    def mapping_uses(scope: Scope):
-        """(mapping node, key node, how it is used, the node to report) for every use with a key."""
-        for node in scope.nodes:
-            if isinstance(node, ast.Subscript):
-                how = {ast.Load: "read", ast.Store: "written", ast.Del: "popped"}[type(node.ctx)]
-                yield node.value, node.slice, how, node
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in MAPPING_METHODS and node.args:
-                yield node.func.value, node.args[0], MAPPING_METHODS[node.func.attr], node
-            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-                yield node.comparators[0], node.left, "tested", node
+    def _pins_its_object(self, uses: list[Use]) -> bool:
+        """An ``id()`` key whose entry holds the object itself (its id cannot be reused while the entry
+        lives), or a weak reference to it checked with ``is`` on the hit."""
+        if self.mapping_kind(dotted_text(uses[0].mapping)) in WEAK_VALUE_MAPPINGS:
+            return True
+        objects = {t[3][3:-1] for u in uses for t in u.flow if t[3].startswith("id(")}
+        weak = re.compile(r"\b(?:ref|WeakMethod|WeakIdRef)\((%s)\)" % "|".join(map(re.escape, objects))) \
+            if objects else None
+        for u in uses:
+            if not u.value:
+                continue
+            items = {i.strip() for i in u.value.strip("()[]").split(",")}
+            if items & objects:
+                return True
+            if weak is not None and weak.search(u.value) and u.path == self.path and any(
+                    self._root_facts(r)[2] for r in self._roots(u)):
+                return True
+        return False
+
+    def _pinned(self, uses: list[Use]) -> bool:
+        attr = uses[0].mapping.rpartition(".")[2]
+        if (uses[0].cls, attr) in self.pinned or ("." in uses[0].mapping and any(a == attr for _, a in self.pinned)):
+            return True
+        sources = {step[:3] for u in uses for step in u.flow if step[3].startswith("id(")}
+        return bool(sources) and sources <= self.pinned_sources
 
     def check_mappings(self) -> None:
-        """ARH001 and ARH003, one finding per cache (its first use), listing every line that uses it."""
-        groups: dict[tuple, list] = {}
-        value_classes: dict[tuple, set[ast.ClassDef]] = {}
-        for scope in self.scopes:
-            values = self._value_classes(scope)
-            for mapping, key, how, at in self.mapping_uses(scope):
-                if not self._persistent(mapping, scope):
-                    continue
-                key_parts = self.parts(key, scope)
-                if self.mapping_kind(dotted(mapping)) == "WeakKeyDictionary" and self.is_tensor(key, scope):
-                    groups.setdefault(("ARH003", scope.cls, dotted(mapping)), []).append((at, how, key_parts, scope))
-                elif is_address(key_parts):
-                    name = ast.unparse(mapping)
-                    groups.setdefault(("ARH001", scope.cls, name), []).append((at, how, key_parts, scope))
-                    if at in values:
-                        value_classes.setdefault(("ARH001", scope.cls, name), set()).add(values[at])
-        for (code, cls, name), uses in groups.items():
-            uses.sort(key=lambda u: (u[0].lineno, u[0].col_offset))
-            at = uses[0][0]
-            key_parts = Parts().union(*(u[2] for u in uses))
-            lines = sorted({u[0].lineno for u in uses})
-            where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
-            if code == "ARH003":
-                # Entries die with their key, but the key is compared with the tensor's own ==.
-                guards = {"liveness weakref": True, "storage identity recheck": False, "version": False,
-                          "request scope": False}
-                message = (f"{name} (WeakKeyDictionary) is keyed by tensors: it compares keys with the tensor's "
-                           "elementwise ==, so a lookup raises for a tensor of more than one element and misses "
-                           "a NaN scalar; torch.utils.weak.WeakTensorKeyDictionary compares by identity" + where)
-                self._finding(code, at, message, key_parts, guards, cls,
-                              key_text=["the tensor object (hash by id(), compared with ==)"],
-                              liveness_text="liveness (entries die with their key)")
+        """ARH001, one finding per cache (its first use), listing every line that uses it, with the flow
+        of the first."""
+        groups: dict[tuple, list[Use]] = {}
+        seen = set()
+        for u in self.uses:
+            if (u.path, u.line, u.col, u.mapping, u.how) in seen:
                 continue
-            kind = self.mapping_kind(name)
+            seen.add((u.path, u.line, u.col, u.mapping, u.how))
+            if (u.how == "argument" and u.path == self.path) or u.how == "local":
+                continue  # a functools cache of this module (its own rule below), or a container of one call
+            groups.setdefault((u.how == "argument", u.path, u.cls, u.mapping), []).append(u)
+        # An id() key cannot be reused while the entry holds the object: in this mapping, or in another
+        # mapping of the package that the same id() keys (a registry and its side tables). A guard, reported
+        # as such: whether every entry goes when its object goes is for the audit to settle.
+        identity_only = {g for g, uses in groups.items()
+                         if {k for u in uses for k, _ in u.parts} <= {"identity", "version", "layout", "key class"}}
+        for g in identity_only:
+            if self._pins_its_object(groups[g]):
+                self.pinned.add((g[2], g[3].rpartition(".")[2]))
+                self.pinned_sources.update(step[:3] for u in groups[g] for step in u.flow if step[3].startswith("id("))
+        for (is_functools, path, cls_name, name), uses in groups.items():
+            uses.sort(key=lambda u: (u.line, u.col))
+            first = uses[0]
+            key_parts = Parts().union(*(u.parts for u in uses))
+            pinned = (is_functools, path, cls_name, name) in identity_only and self._pinned(uses)
+            lines = sorted({u.line for u in uses})
+            where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
+            cls = self.classes.get(cls_name) if path == self.path else None
             classes = key_class_names(key_parts)
             self.used_key_classes.update(classes)
-            roots = ([cls] if cls is not None else self._functions_using(name)) + \
-                [self.key_classes[c].node for c in classes] + list(value_classes.get((code, cls, name), ()))
-            guards = self._guards(roots, key_parts, kind)
-            message = (f"{name}{f' ({kind})' if kind else ''} is {'/'.join(sorted({u[1] for u in uses}))} "
-                       f"with a key made of {and_join(describe_parts(key_parts))}: once the tensor is freed, "
-                       f"its {self._reused_what(key_parts)} can match another tensor{where}")
-            self._finding(code, at, message, key_parts, guards, cls)
+            guards = self.guards_of(uses, key_parts)
+            guards["liveness weakref"] |= pinned
+            what = self._reused_what(key_parts)
+            why = (f"once the object is freed, its {what} can be given to another object, whose lookup then "
+                   "finds this entry")
+            if is_functools:
+                message = (f"{name} is keyed by an argument made of {and_join(describe_parts(key_parts))}: "
+                           f"once the tensor is freed, its {what} can match another tensor")
+                self._finding("ARH002", (path, first.line, first.col), message, key_parts, guards,
+                              flow=first.flow, why=why)
+                continue
+            kind = self.mapping_kind(dotted_text(name))
+            message = (f"{name}{f' ({kind})' if kind else ''} is {'/'.join(sorted({u.how for u in uses}))} "
+                       f"with a key made of {and_join(describe_parts(key_parts))}: once the object is freed, "
+                       f"its {what} can match another object{where}")
+            self._finding("ARH001", (path, first.line, first.col), message, key_parts, guards, cls,
+                          flow=first.flow, why=why,
+                          liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
+                          else "liveness weakref")
+
+    def check_weak_key_dicts(self) -> None:
+        """ARH003: a WeakKeyDictionary keyed by tensors compares keys with the tensor's ==."""
+        groups: dict[tuple, list[ast.AST]] = {}
+        for scope in self.scopes:
+            for mapping, key, how, at, _ in self.mapping_uses(scope):
+                if self.mapping_kind(dotted(mapping)) == "WeakKeyDictionary" and self.is_tensor(key, scope) \
+                        and self.lifetime(mapping, scope) == "persistent":
+                    groups.setdefault((scope.cls, dotted(mapping)), []).append(at)
+        for (cls, name), ats in groups.items():
+            ats.sort(key=lambda a: (a.lineno, a.col_offset))
+            lines = sorted({a.lineno for a in ats})
+            where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
+            # Entries die with their key, but the key is compared with the tensor's own ==.
+            guards = {"liveness weakref": True, "storage identity recheck": False, "version": False,
+                      "request scope": False}
+            message = (f"{name} (WeakKeyDictionary) is keyed by tensors: it compares keys with the tensor's "
+                       "elementwise ==, so a lookup raises for a tensor of more than one element and misses "
+                       "a NaN scalar; torch.utils.weak.WeakTensorKeyDictionary compares by identity" + where)
+            at = ats[0]
+            self._finding("ARH003", (self.path, at.lineno, at.col_offset + 1), message, Parts(), guards, cls,
+                          key_text=["the tensor object (hash by id(), compared with ==)"],
+                          liveness_text="liveness (entries die with their key)",
+                          flow=(self.step(at, f"tensor key of {name}"),),
+                          why="a tensor key is compared with its elementwise ==")
 
     @staticmethod
     def _reused_what(parts: Parts) -> str:
         return "id()" if {kind for kind, _ in parts} <= {"identity", "version", "layout"} else "address"
 
     def _functions_using(self, name: str) -> list[ast.AST]:
-        root = name.split(".", 1)[0].split("[", 1)[0]
-        return [scope.node for scope in self.scopes[1:]
-                if any(isinstance(n, ast.Name) and n.id == root for n in scope.nodes)]
+        if self._names_used is None:
+            self._names_used = {}
+            for scope in self.scopes[1:]:
+                for n in {n.id for n in scope.nodes if type(n) is ast.Name}:
+                    self._names_used.setdefault(n, []).append(scope.node)
+        return self._names_used.get(name.split(".", 1)[0].split("[", 1)[0], [])
 
     def _is_functools_cache(self, decorator: ast.AST) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -553,9 +1146,22 @@ class ModuleScan:
         return "lru_cache" in name.rsplit(".", 1)[-1] or name == "functools.cache" \
             or (name == "cache" and self.functools_cache)
 
-    def _cache_evidence(self, fn: ast.AST, is_method: bool) -> list[tuple[str, Parts]]:
-        """Why a cached function takes a tensor: (what shows it, key parts; empty for the tensor itself)."""
-        evidence = [(f"parameter {a.arg} is annotated as a tensor", Parts())
+    def _declare_functools_sinks(self) -> None:
+        """The arguments of a functools-cached function are the keys of its cache: a sink for callers
+        in other modules (this module's callers are checked by the rule itself)."""
+        for scope in self.scopes[1:]:
+            decorators = [d for d in scope.node.decorator_list if self._is_functools_cache(d)]
+            if decorators and scope.parent is None:
+                at = decorators[0]
+                for p in scope.summary.params:
+                    sink = self.step(at, f"argument {p} of {scope.qualname}() (functools cache)")
+                    scope.summary.key_params[p] = [Use(self.path, at.lineno, at.col_offset + 1, "argument",
+                                                       f"functools cache of {scope.qualname}()", "", Parts(),
+                                                       (sink,))]
+
+    def _cache_evidence(self, fn: ast.AST, is_method: bool) -> list[tuple[str, Parts, Flow]]:
+        """Why a cached function takes a tensor: (what shows it, key parts, flow; empty for the tensor itself)."""
+        evidence = [(f"parameter {a.arg} is annotated as a tensor", Parts(), ())
                     for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
                     if annotation_is_tensor(a.annotation)]
         for scope in self.scopes:
@@ -566,11 +1172,13 @@ class ModuleScan:
                             and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"))):
                     continue
                 for arg in [*call.args, *(k.value for k in call.keywords)]:
-                    arg_parts = self.parts(arg, scope)
+                    arg_parts, flow = self.value(arg, scope)
                     if is_address(arg_parts):
-                        evidence.append((f"line {call.lineno} passes {ast.unparse(arg)}", arg_parts))
+                        evidence.append((f"line {call.lineno} passes {ast.unparse(arg)}", without_params(arg_parts),
+                                         flow + (self.step(call, f"passed to {fn.name}()"),)))
                     elif self.is_tensor(arg, scope):
-                        evidence.append((f"line {call.lineno} passes the tensor {ast.unparse(arg)}", Parts()))
+                        evidence.append((f"line {call.lineno} passes the tensor {ast.unparse(arg)}", Parts(),
+                                         (self.step(call, f"tensor {ast.unparse(arg)} passed to {fn.name}()"),)))
         return evidence
 
     def check_functools_caches(self) -> None:
@@ -583,8 +1191,11 @@ class ModuleScan:
             evidence = self._cache_evidence(fn, cls is not None and params[:1] in (["self"], ["cls"]))
             if not evidence:
                 continue
-            key_parts = Parts().union(*(p for _, p in evidence))
-            notes = [what for what, _ in evidence[1:4]]
+            key_parts = Parts().union(*(p for _, p, _ in evidence))
+            notes = [what for what, _, _ in evidence[1:4]]
+            at = (self.path, decorators[0].lineno, decorators[0].col_offset + 1)
+            sink = self.step(decorators[0], f"argument of {fn.name}() (functools cache)")
+            flow = next((f for _, p, f in evidence if is_address(p)), evidence[0][2]) + (sink,)
             if key_parts:
                 classes = key_class_names(key_parts)
                 self.used_key_classes.update(classes)
@@ -594,7 +1205,8 @@ class ModuleScan:
                 made = and_join(describe_parts(key_parts - {("key class", c) for c in classes}))
                 message = (f"functools cache on {fn.name}() is keyed by "
                            + (f"{', '.join(classes)}, made of " if classes else "") + f"{made}: {evidence[0][0]}")
-                self._finding("ARH002", decorators[0], message, key_parts, guards, notes=notes)
+                self._finding("ARH002", at, message, key_parts, guards, notes=notes, flow=flow,
+                              why="once the tensor is freed, its address can match another tensor's")
             else:
                 # The cache holds its arguments strongly: the tensor cannot be freed while cached, so
                 # its id() is not reused; what goes wrong is a stale result after an in-place write.
@@ -603,10 +1215,11 @@ class ModuleScan:
                 message = (f"functools cache on {fn.name}() takes a tensor ({evidence[0][0]}): keyed by its id(), "
                            "it holds the tensor and its memory until evicted and returns the old result after "
                            "an in-place write or a storage swap")
-                self._finding("ARH002", decorators[0], message, key_parts, guards, notes=notes,
+                self._finding("ARH002", at, message, key_parts, guards, notes=notes,
                               key_text=["the tensor object (hash by id())"],
                               liveness_text="pins the tensor (a strong reference: its address is not reused "
-                                            "while cached)")
+                                            "while cached)", flow=flow,
+                              why="an in-place write keeps the key and changes the value")
 
     def check_key_classes(self) -> None:
         """ARH004: a key class whose instances this module never uses as a key, reported where it is defined."""
@@ -617,16 +1230,36 @@ class ModuleScan:
             guards["storage identity recheck"] = False  # its __eq__ compares stored keys, not the referent
             message = (f"{name} hashes by {and_join(describe_parts(kc.parts))}: a mapping keyed by it can match "
                        "a different tensor once the first one is freed")
-            self._finding("ARH004", kc.node, message, kc.parts, guards)
+            flow = next((f for (c, _), (_, f) in self.fields.items() if c == name and f), ())
+            self._finding("ARH004", (self.path, kc.node.lineno, kc.node.col_offset + 1), message, kc.parts,
+                          guards, flow=flow + (self.step(kc.node, f"hashed by {name}.__hash__"),),
+                          why="a key made of an address can equal a later object's key")
 
     def run(self) -> list[Finding]:
+        self._declare_functools_sinks()
         self.resolve()
         self.check_mappings()
+        self.check_weak_key_dicts()
         self.check_functools_caches()
         self.check_key_classes()
         return self.findings
 
-    def exports(self) -> dict[str, Parts]:
-        """Helpers other modules can import: name -> what the key they return is made of."""
-        defined = {fn.name for fn, cls in self.functions if cls is None}
-        return {name: parts for name, parts in self.helpers.items() if name in defined}
+    def exports(self) -> tuple[dict[str, Summary], dict[tuple[str, str], tuple[Parts, Flow]]]:
+        """What other modules import: the summaries of top-level functions and methods that pass an address
+        on, and the fields this module fills with one."""
+        summaries = {}
+        for scope in self.scopes[1:]:
+            s = scope.summary
+            if scope.parent is not None or not (is_address(s.returns) or s.key_params or s.mapping_params):
+                continue
+            for uses in [*s.key_params.values(), *s.mapping_params.values()]:
+                for u in uses:
+                    if u.guards is None and u.path == self.path:
+                        u.guards = self.guards_of([u], u.parts)
+            summaries[scope.qualname] = s
+        return summaries, {k: self.fields[k] for k in self.written_fields}
+
+
+def dotted_text(expression: str) -> str:
+    """``self._cache`` stays; ``self.get_cache()`` or ``d[k]`` is not a plain dotted name."""
+    return expression if re.fullmatch(r"[\w.]+", expression) else ""

@@ -1,7 +1,8 @@
 """Which files to read, reading them on every core, and ``# noqa`` suppressions.
 
-Two passes: the first scans every file and lists the key helpers each module
-defines; the second rescans only the files that import one of them.
+Passes: the first scans every file and lists the summaries of the functions each
+module defines and the fields it fills with an address; each further pass rescans
+only the files that import one of those modules or read one of those fields.
 """
 
 from __future__ import annotations
@@ -16,14 +17,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness.scan.rules import Finding, ModuleScan, Parts
+from harness.scan.rules import Finding, ModuleScan, Summary, is_address
 
 # Directories skipped while walking (a path named on the command line is always read).
 SKIPPED_DIRS = (".*", "__pycache__", "venv", "site-packages", "node_modules")
 NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+\b(?:\s*,\s*[A-Z]+[0-9]+\b)*)(?P<reason>[^#]*)")
 # A file with none of these cannot hold a finding of its own (only through an imported helper).
 TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|from functools import[^\n]*\bcache\b"
-                      rb"|WeakKeyDictionary")
+                      rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof"
+                      rb"|c_void_p|c_char_p|c_wchar_p|cu_device_ptr|CUdeviceptr|\b\w*_?(?:ptr|addr|address)\b")
+DEFINITION = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
+CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
+CLASS_NAME = re.compile(rb"\b([A-Z]\w*)")
+ATTRIBUTE = re.compile(rb"\.([A-Za-z_]\w*)")
+MAX_FILE_BYTES = 5_000_000  # larger files are generated tables, not code with caches
+PASSES = 3
 PARALLEL_FROM = 32  # fewer files than this are scanned in this process: starting workers costs more
 
 
@@ -36,9 +44,18 @@ class FileResult:
     path: str
     module: str
     findings: list[Finding] = field(default_factory=list)
-    exports: dict[str, Parts] = field(default_factory=dict)
+    exports: dict[str, Summary] = field(default_factory=dict)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> module.name it refers to
     skipped: str | None = None  # why the file was not scanned
+    attrs: frozenset = frozenset()  # the attribute names it mentions
+    fields: dict = field(default_factory=dict)  # (class, attr) -> (parts, flow) it fills with an address
+    sources: bool = False  # whether it reads an address itself
+    defs: frozenset = frozenset()  # the names of the functions and methods it defines
+    calls: frozenset = frozenset()  # the names it calls
+    classes: frozenset = frozenset()  # the capitalised names it mentions (classes, in annotations too)
+    wants: frozenset = frozenset()  # the names of the functions it passes an address to, not defined here
+    analysed: bool = False
+    pinned: frozenset = frozenset()  # (class, attr) of the mappings that hold the object their id() key names
 
 
 @dataclass
@@ -53,28 +70,41 @@ def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, p) or any(fnmatch.fnmatch(part, p) for part in parts) for p in patterns)
 
 
-def collect_files(paths: list[str], exclude: tuple[str, ...] = ()) -> list[str]:
-    """Every ``.py`` file under ``paths``, in a stable order. ``exclude`` globs apply to named
-    paths too (pre-commit names each file); the default skips only apply while walking.
-    Raises :class:`ScanError` for a path that does not exist or cannot be read."""
+def _unreadable(path: str) -> str | None:
+    """Why a named path cannot be scanned, or None."""
+    if not os.path.exists(path):
+        if os.path.islink(path):
+            return "a symbolic link that leads nowhere (broken, or a loop)"
+        return "no such file or directory"
+    if not os.access(path, os.R_OK):
+        return "not readable"
+    return None
+
+
+def collect_files(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every ``.py`` file under ``paths``, in a stable order, and the named paths that cannot be
+    read with why. ``exclude`` globs apply to named paths too (pre-commit names each file); the
+    default skips only apply while walking. Linked folders are not followed (no loops)."""
     files: list[str] = []
+    missing: list[tuple[str, str]] = []
     for top in paths:
-        if not os.path.exists(top):
-            raise ScanError(f"{top}: no such file or directory")
-        if not os.access(top, os.R_OK):
-            raise ScanError(f"{top}: not readable")
+        why = _unreadable(top)
+        if why:
+            missing.append((top, why))
+            continue
         if _excluded(Path(top).as_posix(), exclude):
             continue
         if os.path.isfile(top):
             files.append(top)
             continue
-        for folder, dirs, names in os.walk(top):
+        for folder, dirs, names in os.walk(top, onerror=lambda e: missing.append((e.filename, "cannot be listed: "
+                                                                                    + (e.strerror or str(e))))):
             rel_folder = os.path.relpath(folder, top).replace(os.sep, "/")
             rel_folder = "" if rel_folder == "." else rel_folder + "/"
             dirs[:] = sorted(d for d in dirs if not _excluded(rel_folder + d, exclude + SKIPPED_DIRS))
             files += [os.path.join(folder, n) for n in sorted(names)
                       if n.endswith(".py") and not _excluded(rel_folder + n, exclude)]
-    return files
+    return files, missing
 
 
 @lru_cache(maxsize=None)
@@ -135,10 +165,29 @@ def apply_noqa(findings: list[Finding], lines: list[str]) -> None:
             f.notes.append(f"# noqa: {f.code} without a reason does not suppress it")
 
 
-def scan_file(path: str, imported_table: dict[str, Parts] | None = None) -> FileResult:
-    """One file: parse, apply the rules. Never raises for a bad file: it is reported as skipped."""
+def apply_noqa_files(findings: list[Finding], path: str, source: bytes) -> None:
+    """``apply_noqa`` for findings in this file and in the files of the helpers it calls."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    for where, found in by_path.items():
+        try:
+            text = source if where == path else Path(where).read_bytes()
+        except OSError:
+            continue
+        apply_noqa(found, text.decode("utf-8", "replace").splitlines())
+
+
+def scan_file(path: str, imported: dict[str, Summary] | None = None,
+              fields: dict | None = None, pinned: frozenset = frozenset(), analyse: bool = False) -> FileResult:
+    """One file: parse, apply the rules (to a file that reads an address itself, or when ``analyse``
+    says another file calls into it). ``imported``: the summaries it can call, by the names it calls
+    them. Never raises for a bad file: it is reported as skipped."""
     module = module_name(path)
     try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            return FileResult(path, module, skipped=f"too large ({size} bytes; the limit is {MAX_FILE_BYTES})")
         source = Path(path).read_bytes()
     except OSError as exc:
         return FileResult(path, module, skipped=f"cannot be read: {exc.strerror or exc}")
@@ -146,30 +195,64 @@ def scan_file(path: str, imported_table: dict[str, Parts] | None = None) -> File
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
         return FileResult(path, module, skipped=f"does not parse: line {exc.lineno}: {exc.msg}")
-    except ValueError as exc:  # a null byte, before Python 3.12
-        return FileResult(path, module, skipped=f"does not parse: {exc}")
+    except (ValueError, RecursionError, MemoryError) as exc:  # a null byte (before Python 3.12), deep nesting
+        return FileResult(path, module, skipped=f"does not parse: {type(exc).__name__}: {exc}".rstrip(": "))
     imports = _imports(tree, module, path.endswith("__init__.py"))
-    if imported_table is None and not TRIGGERS.search(source):
-        return FileResult(path, module, imports=imports)
-    imported = {}
+    attrs = frozenset(m.decode() for m in ATTRIBUTE.findall(source))
+    defs = frozenset(m.decode() for m in DEFINITION.findall(source))
+    calls = frozenset(m.decode() for m in CALLED.findall(source))
+    classes = frozenset(m.decode() for m in CLASS_NAME.findall(source))
+    sources = bool(TRIGGERS.search(source))
+    if not sources and not analyse:
+        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, calls=calls, classes=classes)
+    scan = ModuleScan(tree, path, module, imported, fields, pinned)
+    try:
+        findings = scan.run()
+    except RecursionError:
+        return FileResult(path, module, skipped="too deeply nested to analyse", imports=imports, attrs=attrs,
+                          defs=defs, calls=calls, classes=classes)
+    apply_noqa_files(findings, path, source)
+    summaries, written = scan.exports()
+    return FileResult(path, module, findings, summaries, imports, attrs=attrs, fields=written, sources=sources,
+                      defs=defs, calls=calls, classes=classes, wants=frozenset(scan.wants), analysed=True,
+                      pinned=frozenset(scan.pinned))
+
+
+def _imported(imports: dict[str, str], table: dict[str, Summary]) -> dict[str, Summary]:
+    """The summaries this module can call, under the names it calls them by: ``helper`` for
+    ``from .keys import helper``, ``keys.helper`` for ``import pkg.keys as keys``, ``Cache.get``
+    for ``from .cache import Cache``."""
+    found = {}
     for local, target in imports.items():
-        if imported_table and target in imported_table:
-            imported[local] = imported_table[target]
-        elif imported_table:  # ``import pkg.keys as keys`` then ``keys.fingerprint(t)``
-            imported.update({f"{local}.{k[len(target) + 1:]}": v for k, v in imported_table.items()
-                             if k.startswith(target + ".") and "." not in k[len(target) + 1:]})
-    scan = ModuleScan(tree, path, module, imported)
-    findings = scan.run()
-    apply_noqa(findings, source.decode("utf-8", "replace").splitlines())
-    return FileResult(path, module, findings, scan.exports(), imports)
+        if target in table:
+            found[local] = table[target]
+        for rest, summary in _members(table).get(target, ()):
+            found[f"{local}.{rest}"] = summary
+    return found
+
+
+_MEMBERS: dict[int, dict[str, list]] = {}
+
+
+def _members(table: dict[str, Summary]) -> dict[str, list]:
+    """``{"pkg.mod": [("f", s), ("C.m", s)], "pkg.mod.C": [("m", s)]}``, built once per table."""
+    if id(table) not in _MEMBERS:
+        _MEMBERS.clear()
+        index: dict[str, list] = {}
+        for name, summary in table.items():
+            parts = name.split(".")
+            for cut in range(1, len(parts)):
+                index.setdefault(".".join(parts[:cut]), []).append((".".join(parts[cut:]), summary))
+        _MEMBERS[id(table)] = index
+    return _MEMBERS[id(table)]
 
 
 def _scan_file_first(path: str) -> FileResult:
     return scan_file(path)
 
 
-def _scan_file_second(job: tuple[str, dict[str, Parts]]) -> FileResult:
-    return scan_file(*job)
+def _scan_file_again(job: tuple[str, dict[str, Summary], dict, frozenset]) -> FileResult:
+    return scan_file(*job, analyse=True)
 
 
 def _map(function, jobs: list, workers: int) -> list:
@@ -186,29 +269,84 @@ def _map(function, jobs: list, workers: int) -> list:
         gc.unfreeze()
 
 
-def _helper_table(results: list[FileResult]) -> dict[str, Parts]:
-    """``module.helper`` -> parts, following re-exports (``from .keys import fingerprint`` in a package)."""
-    table = {f"{r.module}.{name}": parts for r in results for name, parts in r.exports.items()}
+def _tables(results: list[FileResult]) -> tuple[dict[str, Summary], dict]:
+    """``module.function`` -> summary, following re-exports (``from .keys import fingerprint`` in a
+    package); and every field filled with an address anywhere in the package."""
+    table = {f"{r.module}.{name}": summary for r in results for name, summary in r.exports.items()}
     for _ in range(4):
         added = {f"{r.module}.{local}": table[target] for r in results for local, target in r.imports.items()
                  if target in table and f"{r.module}.{local}" not in table}
         if not added:
             break
         table.update(added)
-    return table
+    fields: dict = {}
+    for r in results:
+        for key, (parts, flow) in r.fields.items():
+            old_parts, old_flow = fields.get(key, (frozenset(), ()))
+            fields[key] = (old_parts | parts, old_flow or flow)
+    return table, fields
+
+
+def _calls_imported(r: FileResult, table: dict[str, Summary], wanted) -> bool:
+    """Does the file call, through one of its imports, a function of ``table`` for which ``wanted`` holds?"""
+    members = _members(table)
+    for target in r.imports.values():
+        found = [(target.rpartition(".")[2], table[target])] if target in table else []
+        for name, summary in found + members.get(target, []):
+            if name.rpartition(".")[2] in r.calls and wanted(summary):
+                return True
+    return False
+
+
+def _needs_another_pass(r: FileResult, table: dict[str, Summary], fields: set[tuple[str, str]],
+                        wants: set[str]) -> bool:
+    """A file not analysed yet that defines a function others pass an address to; or one that calls an
+    imported function taking an address, a cache, or returning an address; or reads a field holding an
+    address (of a class it names)."""
+    if any(cls in r.classes and attr in r.attrs for cls, attr in fields):
+        return True
+    if not r.analysed and not wants.isdisjoint(r.defs):
+        return True
+    return _calls_imported(r, table, lambda s: is_address(s.returns) or s.mapping_params
+                           or (r.analysed and s.key_params))
 
 
 def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | None = None) -> ScanResult:
-    files = collect_files(paths, exclude)
+    """Scan every file under ``paths``. A path that does not exist is listed as skipped; only when
+    no path can be scanned at all does it raise :class:`ScanError`."""
+    files, missing = collect_files(paths, exclude)
+    if missing and not files and len(missing) == len(paths):
+        raise ScanError("; ".join(f"{p}: {why}" for p, why in missing))
     workers = workers or os.cpu_count() or 1
     results = _map(_scan_file_first, files, workers)
-    table = _helper_table(results)
-    helper_modules = {name.rpartition(".")[0] for name in table}
-    again = [i for i, r in enumerate(results)
-             if any(t in table or t in helper_modules for t in r.imports.values())]
-    if again:
-        for i, second in zip(again, _map(_scan_file_second, [(files[i], table) for i in again], workers)):
-            results[i] = second
-    findings = sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.col, f.code))
-    skipped = [(r.path, r.skipped) for r in results if r.skipped]
-    return ScanResult(findings, skipped, len(files))
+    # Each further pass lets summaries and fields reach one more module along the imports, and
+    # analyses the files that define what the analysed ones call with an address. A file is read
+    # again only when what it would be given has changed since it was last read.
+    given: dict[int, tuple] = {}
+    for _ in range(PASSES - 1):
+        table, fields = _tables(results)
+        wants = set().union(*(r.wants for r in results))
+        pinned = frozenset().union(*(r.pinned for r in results))
+        typed_fields = {key for key in fields if key[0]}  # another module reads a field by its class
+        pinned_attrs = {attr for _, attr in pinned}
+        jobs = []
+        for i, r in enumerate(results):
+            if r.skipped or not (_needs_another_pass(r, table, typed_fields, wants)
+                                 or (r.findings and not pinned_attrs.isdisjoint(r.attrs))):
+                continue
+            imported = _imported(r.imports, table)
+            inputs = (tuple(sorted((k, s.state()) for k, s in imported.items())),
+                      tuple(sorted((k, v[0]) for k, v in fields.items() if k[1] in r.attrs)),
+                      tuple(sorted(p for p in pinned if p[1] in r.attrs)), not wants.isdisjoint(r.defs))
+            if given.get(i) != inputs:
+                given[i] = inputs
+                jobs.append((i, (files[i], imported, fields, pinned)))
+        if not jobs:
+            break
+        for (i, _), result in zip(jobs, _map(_scan_file_again, [job for _, job in jobs], workers)):
+            results[i] = result
+    findings: dict[tuple, Finding] = {}
+    for f in (f for r in results for f in r.findings):
+        findings.setdefault((f.path, f.line, f.col, f.code), f)  # one cache seen from several modules
+    skipped = missing + [(r.path, r.skipped) for r in results if r.skipped]
+    return ScanResult(sorted(findings.values(), key=lambda f: (f.path, f.line, f.col, f.code)), skipped, len(files))

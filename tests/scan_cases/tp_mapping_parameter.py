@@ -1,5 +1,5 @@
 # expect: ARH001 L0
-# Missed: the mapping arrives as a parameter, so its lifetime is the caller's.
+# The mapping arrives as a parameter; the callers pass a global, so it lasts (reported on it).
 _GLOBAL_CACHE = {}
 
 

@@ -1,5 +1,5 @@
 # expect: ARH001 L0
-# Missed: nothing in this module says `t` is a tensor, and id() of any object is common.
+# id() of a loop variable: whatever it is, the map outlives it.
 class ActivationStats:
     def __init__(self):
         self._means = {}

@@ -1,0 +1,15 @@
+class GraphOutputEntry:
+    def __init__(self, index, value):
+        self.index = index
+        self.value = value
+
+
+class Codegen:
+    def __init__(self):
+        self.graph_outputs = {}
+
+    def add_graph_output(self, value):
+        key = id(value.as_proxy())
+        if key not in self.graph_outputs:  # corpus: sink
+            self.graph_outputs[key] = GraphOutputEntry(len(self.graph_outputs), value)
+        return key

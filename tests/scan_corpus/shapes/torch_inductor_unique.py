@@ -1,0 +1,2 @@
+def unique(items):
+    return {id(x): x for x in items}.values()  # corpus: sink

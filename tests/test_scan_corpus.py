@@ -1,0 +1,86 @@
+"""The real-code corpus (``tests/scan_corpus``) is well-formed, and its command measures it.
+
+No test here asserts a precision or recall: the corpus measures the scan, it does not gate it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+
+import pytest
+
+from harness.scan.corpus import CORPUS, LABELS, SINK_MARK, load_corpus, main
+
+pytestmark = [pytest.mark.cpu, pytest.mark.core_model]
+
+
+def test_corpus_is_well_formed():
+    rows = load_corpus()  # raises on a bad column, a missing shape or a shape without its sink mark
+    assert len(rows) >= 150, f"{len(rows)} rows"
+    assert len({r.repository for r in rows}) >= 15
+    labels = Counter(r.label for r in rows)
+    assert set(labels) == set(LABELS)
+    assert 0.4 <= labels["address-keyed"] / len(rows) <= 0.6, labels
+    for r in rows:
+        marks = sum(f.read_text().count(SINK_MARK) for f in r.shape_files())
+        assert marks >= 1, r.id
+    # every shape file is used by exactly one row
+    used = {f for r in rows for f in r.shape_files()}
+    assert used == set((CORPUS.parent / "shapes").rglob("*.py"))
+
+
+def _tiny_corpus(tmp_path, lines: list[str]):
+    rows = load_corpus()[:2]
+    (tmp_path / "shapes").mkdir()
+    for r in rows:
+        copy = shutil.copytree if r.shape.is_dir() else shutil.copy
+        copy(r.shape, tmp_path / "shapes" / r.shape.name)
+    header = open(CORPUS, encoding="utf-8").readline()
+    body = [open(CORPUS, encoding="utf-8").read().splitlines()[i] for i in (1, 2)]
+    path = tmp_path / "corpus.tsv"
+    path.write_text(header + "\n".join(lines or body) + "\n")
+    return path, body
+
+
+def test_command_prints_the_counts(tmp_path, capsys):
+    path, _ = _tiny_corpus(tmp_path, [])
+    assert main(["--corpus", str(path), "--list-missed"]) == 0
+    out = capsys.readouterr().out
+    assert "corpus: 2 rows" in out and "precision" in out and "recall" in out
+    assert "missed (address-keyed, not reported):" in out
+
+
+@pytest.mark.parametrize("damage", ["commit", "label", "shape", "columns", "sink"])
+def test_malformed_corpus_exits_2_with_one_line(tmp_path, capsys, damage):
+    path, body = _tiny_corpus(tmp_path, [])
+    fields = body[0].split("\t")
+    if damage == "commit":
+        fields[3] = "abc"
+    elif damage == "label":
+        fields[5] = "maybe"
+    elif damage == "shape":
+        fields[7] = "nowhere.py"
+    elif damage == "columns":
+        fields = fields[:5]
+    else:
+        shape = tmp_path / "shapes" / fields[7]
+        for f in ([shape] if shape.is_file() else shape.rglob("*.py")):
+            f.write_text(f.read_text().replace(SINK_MARK, "# sink"))
+    path.write_text(open(CORPUS, encoding="utf-8").readline() + "\t".join(fields) + "\n" + body[1] + "\n")
+    assert main(["--corpus", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: corpus.tsv:2:"), err
+
+
+
+def test_bad_option_and_missing_file_exit_2_with_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--bogus"])
+    assert exited.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["--corpus", str(tmp_path / "missing.tsv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot be read" in err[0], err
