@@ -100,6 +100,9 @@ def test_every_documented_command_works(where, line, capsys):
             finally:
                 os.chdir(cwd)
             assert code in (0, 1), f"{where}: {line!r} exited {code}: {capsys.readouterr().err[-1000:]}"
+    elif program in PYTHONS and args[:2] == ["-m", "harness.scan.corpus"]:  # a measurement: cheap, so run
+        from harness.scan.corpus import main
+        assert main(args[2:]) == 0, f"{where}: {line!r} failed: {capsys.readouterr().err[-1000:]}"
     elif program in PYTHONS and args[:2] == ["-m", "repro"]:
         from repro.__main__ import build_parser
         parse_with_argparse(build_parser, args[2:])
