@@ -516,11 +516,10 @@ def main(parser, args) -> int:
         return _give_up(str(exc), out, existed)
     timings["serve"] = time.perf_counter() - started
     results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
+    results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
     started = time.perf_counter()
     write_results(out, results)
     timings["report"] = time.perf_counter() - started
-    results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
-    write_json(out / "results.json", results)
     if update_latest:
         point_latest(out, kind="differential")
     print_summary(results)
