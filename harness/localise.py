@@ -8,7 +8,7 @@
     d.to_json() -> {path, line, function, message, op, index, kind, run,
                     module: {qualname, class, source: "file:line"} or None,
                     hooks: ["forward hook on blocks.1: smooth (/x/model.py:12)", ...],
-                    other: {path, line, function, op} or None}
+                    other: {path, line, function, op, index} or None}
 
 Pass the reference run first (never-reuse allocator, or the request served alone) and
 the suspect run second: where both sides could be named, the suspect's is.
@@ -42,7 +42,9 @@ forward wrappers installed on it and its ancestors.
 
 - kind, operation or place differ: the control flow parted. Where one side is an entry,
   that side is named: a value came from outside the traced tensor flow where the other
-  run computed one;
+  run computed one. Unless the other run computes that same value (bitwise) within
+  ``CATCH_UP`` events: then a cache did its job, hit in one run and missed in the other,
+  and the walk goes on after it on both sides;
 - the arguments differ although every earlier event agreed: a Python value, or a tensor
   changed outside the traced operations;
 - the arguments agree and the results differ: state the arguments do not show (for an
@@ -59,6 +61,7 @@ traces that agree as far as a truncated one goes give None.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import linecache
@@ -78,6 +81,7 @@ MAX_OPS = 100_000  # events per trace; about 0.5 KB each
 EXACT_BYTES = 1 << 20  # tensors up to this size are digested by a hash of all their bytes
 SAMPLE = 4096  # elements hashed from a larger tensor, evenly strided
 FORMAT = 1  # version of the JSON form
+CATCH_UP = 20_000  # events searched ahead for a value one run took in and the other computed
 
 OP, ENTRY, RESULT = "op", "entry", "result"
 # What first_divergence found: the control flow parted, an argument differs, or the
@@ -180,7 +184,7 @@ def _class_source(cls: type) -> str:
 
 def _describe_callable(obj) -> str:
     """'qualname (file:line)' of a hook or a replaced forward, through partials and bound methods."""
-    while hasattr(obj, "func") and callable(obj.func) and type(obj).__name__ == "partial":
+    while isinstance(obj, functools.partial):
         obj = obj.func
     obj = getattr(obj, "__func__", obj)
     if not hasattr(obj, "__code__") and not isinstance(obj, type):  # a callable object: its class says what
@@ -229,7 +233,7 @@ def tensor_digest(t: torch.Tensor) -> str:
         wide = flat.to(torch.float64)
         sums = f"{wide.sum().item()!r}/{wide.abs().sum().item()!r}"
         return f"{head}:{_hash(sample)}:{_hash(sums.encode())}"
-    except (RuntimeError, TypeError, NotImplementedError):  # meta, sparse, quantized, nested, fake
+    except Exception:  # meta, sparse, quantized, nested, fake: never fail the code under test
         return f"{head}:opaque {type(t).__name__} {t.layout}"
 
 
@@ -263,7 +267,7 @@ def value_digest(value) -> str:
         try:
             shape = getattr(value, "shape", None) or getattr(value, "size", "")
             return f"{type(value).__name__}{shape}:{_hash(value.tobytes())}"
-        except (TypeError, ValueError):
+        except Exception:  # never fail the code under test
             text = type(value).__qualname__
     else:
         text = type(value).__qualname__
@@ -341,7 +345,7 @@ class _Recorder(TorchFunctionMode):
         self.known: dict[int, tuple] = {}  # id(tensor) -> (weak reference, event that produced it)
         self.site_index: dict[tuple, int] = {}
         self.module_index: dict[int, tuple] = {}  # id(module) -> (weak reference, index into trace.modules)
-        self.names: dict[int, tuple] = {}  # id(root) -> (weak reference, {id(module): qualname})
+        self.names: dict[int, tuple] = {}  # id(root) -> (weak reference, {id(module): qualname}, {qualname: module})
         self.last_line: dict[int, int] = {}  # id(frame) -> the line it ran last
         # id(tensor) -> weak reference, for tensors on memory an allocation left unset
         # (torch.empty and its views): what they hold is whatever was there before.
@@ -412,14 +416,14 @@ class _Recorder(TorchFunctionMode):
             return hit[1]
         names = self.names.get(id(root))
         if names is None or names[0]() is not root:
-            names = self.names[id(root)] = (weakref.ref(root), {id(m): q for q, m in root.named_modules()})
+            by_name = dict(root.named_modules())
+            names = self.names[id(root)] = (weakref.ref(root), {id(m): q for q, m in by_name.items()}, by_name)
         qualname = names[1].get(id(module))
         if qualname is None:  # called, but not a submodule of the outermost module being called
             chain = [(f"<{type(module).__name__}>", module)]
-        else:
+        else:  # the module, then its ancestors up to the root
             parts = qualname.split(".") if qualname else []
-            chain = [(".".join(parts[:i]), root.get_submodule(".".join(parts[:i])))
-                     for i in range(len(parts), -1, -1)]
+            chain = [(".".join(parts[:i]), names[2][".".join(parts[:i])]) for i in range(len(parts), -1, -1)]
         cls = type(module)
         self.trace.modules.append({"qualname": qualname, "class": cls.__name__, "source": _source_of(cls),
                                    "hooks": _hooks(chain)})
@@ -606,7 +610,7 @@ def _code_of(fn):
             fn = type(fn).forward
         elif hasattr(fn, "__wrapped__"):
             fn = fn.__wrapped__
-        elif type(fn).__name__ == "partial":
+        elif isinstance(fn, functools.partial):
             fn = fn.func
         else:
             break
@@ -651,7 +655,7 @@ def record(fn, *args, **kwargs):
 class Divergence:
     """The first place two traces part, named in the run ``run`` (a or b)."""
 
-    index: int  # the event's position in both traces
+    index: int  # the event's position in the trace of run ``run``
     kind: str  # FLOW, ARGUMENT or STATE
     run: str
     path: str
@@ -661,14 +665,14 @@ class Divergence:
     message: str
     module: dict | None  # {qualname, class, source}
     hooks: list
-    other: dict | None  # the other run's event at this index {path, line, function, op}; None if it had none
+    other: dict | None  # the other run's event there {path, line, function, op, index}; None if it had ended
 
     def format(self) -> str:
         """'path:line: message', one line."""
         text = f"{self.path}:{self.line}: {self.message}"
         if self.module is not None:
-            name = self.module["qualname"] or "the root module" if self.module["qualname"] is not None \
-                else "a module outside the outermost one called"
+            qualname = self.module["qualname"]
+            name = "a module outside the outermost one called" if qualname is None else qualname or "the root module"
             text += f" [module {name}: {self.module['class']} ({self.module['source']})"
             text += f"; hooks: {'; '.join(self.hooks)}]" if self.hooks else "]"
         return text
@@ -714,19 +718,21 @@ def first_divergence(trace_a: Trace, trace_b: Trace) -> Divergence | None:
     they agree (as far as a truncated trace goes)."""
     runs = ((trace_a, trace_a.label or "a"), (trace_b, trace_b.label or "b"))
     events_a, events_b = trace_a.events, trace_b.events
-    for i in range(min(len(events_a), len(events_b))):
-        a, b = events_a[i], events_b[i]
+    i = j = 0
+    while i < len(events_a) and j < len(events_b):
+        a, b = events_a[i], events_b[j]
         if (a.kind, a.name, trace_a.sites[a.site]) != (b.kind, b.name, trace_b.sites[b.site]):
-            return _parted(i, runs, a, b)
+            # A value taken in on one side that the other side computes, the same, is a
+            # cache that did its job (a hit in one run, a miss in the other): pass over it.
+            if b.kind == ENTRY and (resume := _computed_later(events_a, i, b)) is not None:
+                i, j = resume, j + 1
+                continue
+            if a.kind == ENTRY and (resume := _computed_later(events_b, j, a)) is not None:
+                i, j = i + 1, resume
+                continue
+            return _parted((i, j), runs, a, b)
         if a.inputs != b.inputs:
-            k = next(k for k, (x, y) in enumerate(zip(a.inputs, b.inputs)) if x != y) \
-                if len(a.inputs) == len(b.inputs) else 0
-            values = f" ({a.inputs[k]} in run {runs[0][1]}, {b.inputs[k]} in run {runs[1][1]})" \
-                if len(a.inputs) == len(b.inputs) and ":" not in a.inputs[k] + b.inputs[k] else ""
-            what = "the result" if b.kind == RESULT else f"{b.name}"
-            message = (f"{what} got different arguments, though every earlier event agreed: argument {k}, "
-                       f"{_described_source(trace_b, b, k)}{values}")
-            return _divergence(i, ARGUMENT, runs[1], b, message, runs[0], a)
+            return _argument((i, j), runs, a, b)
         if a.outputs != b.outputs:
             if b.kind == ENTRY:
                 message = (f"a tensor no traced operation computed enters here ({b.name}) with other values in "
@@ -734,43 +740,70 @@ def first_divergence(trace_a: Trace, trace_b: Trace) -> Divergence | None:
             else:
                 message = (f"{b.name} computed different results from the same arguments: state its arguments "
                            f"do not show (a random generator, a global setting, memory written outside torch)")
-            return _divergence(i, STATE, runs[1], b, message, runs[0], a)
-    n = min(len(events_a), len(events_b))
-    shorter = trace_a if len(events_a) < len(events_b) else trace_b
-    if len(events_a) == len(events_b) or shorter.truncated:
+            return _divergence((i, j), STATE, runs, 1, (a, b), message)
+        i, j = i + 1, j + 1
+    if (i == len(events_a) and j == len(events_b)) or (i == len(events_a) and trace_a.truncated) or (
+            j == len(events_b) and trace_b.truncated):
         return None
-    return _parted(n, runs, events_a[n] if n < len(events_a) else None, events_b[n] if n < len(events_b) else None)
+    return _parted((i, j), runs, events_a[i] if i < len(events_a) else None,
+                   events_b[j] if j < len(events_b) else None)
 
 
-def _parted(i: int, runs, a: Event | None, b: Event | None) -> Divergence:
-    """The control flow parted at event ``i``: name the side where a tensor entered if
-    only one did, else the suspect run (b) unless it had no event."""
-    (trace_a, label_a), (trace_b, label_b) = runs
-    if b is None or (a is not None and a.kind == ENTRY and b.kind != ENTRY):
-        here, there, here_event, there_event = runs[0], runs[1], a, b
+def _computed_later(events: list[Event], start: int, entry: Event) -> int | None:
+    """The position after the first operation from ``start`` on (within CATCH_UP events)
+    whose result has the entered tensor's value, or None."""
+    value = entry.outputs[0]
+    if value.endswith((":unset", "(0)")) or ":opaque" in value:
+        return None
+    for k in range(start, min(len(events), start + CATCH_UP)):
+        if events[k].kind == OP and value in events[k].outputs:
+            return k + 1
+    return None
+
+
+def _argument(at: tuple, runs, a: Event, b: Event) -> Divergence:
+    """Event ``at`` got different arguments although every earlier event agreed."""
+    (_, label_a), (trace_b, label_b) = runs
+    differing = [k for k, (x, y) in enumerate(zip(a.inputs, b.inputs)) if x != y]
+    k = differing[0] if differing else min(len(a.inputs), len(b.inputs))
+    # Plain values are shown as they are (a tensor's digest, a hash, says nothing to a reader).
+    shown = k < min(len(a.inputs), len(b.inputs)) and ":" not in a.inputs[k] + b.inputs[k]
+    values = f" ({a.inputs[k]} in run {label_a}, {b.inputs[k]} in run {label_b})" if shown else ""
+    what = f"the result differs at item {k}" if b.kind == RESULT else f"{b.name} got a different argument {k}"
+    message = f"{what}, though every earlier event agreed: {_described_source(trace_b, b, k)}{values}"
+    return _divergence(at, ARGUMENT, runs, 1, (a, b), message)
+
+
+def _parted(at: tuple, runs, a: Event | None, b: Event | None) -> Divergence:
+    """The control flow parted at events ``at`` (a's, b's): name the side where a tensor
+    entered if only one did, else the suspect run (b) unless it had no event."""
+    side = 0 if b is None or (a is not None and a.kind == ENTRY and b.kind != ENTRY) else 1
+    (there_trace, there_label), there_event = runs[1 - side], (a, b)[1 - side]
+    label, event = runs[side][1], (a, b)[side]
+    instead = (f"run {there_label} {_doing(there_event)} at {_place(there_trace, there_event)} instead"
+               if there_event is not None else f"run {there_label} had ended")
+    if event.kind == ENTRY:
+        message = f"a tensor no traced operation computed enters here ({event.name}) in run {label}; {instead}"
+    elif event.kind == RESULT:
+        message = f"run {label} returned its result here; {instead}"
     else:
-        here, there, here_event, there_event = runs[1], runs[0], b, a
-    instead = (f"run {there[1]} {_doing(there_event)} at {_place(there[0], there_event)} instead"
-               if there_event is not None else f"run {there[1]} had ended")
-    if here_event.kind == ENTRY:
-        message = (f"a tensor no traced operation computed enters here ({here_event.name}) in run {here[1]}; "
-                   f"{instead}")
-    elif here_event.kind == RESULT:
-        message = f"run {here[1]} returned its result here; {instead}"
-    else:
-        message = f"the runs part here: run {here[1]} ran {here_event.name}; {instead}"
-    return _divergence(i, FLOW, here, here_event, message, there, there_event)
+        message = f"the runs part here: run {label} ran {event.name}; {instead}"
+    return _divergence(at, FLOW, runs, side, (a, b), message)
 
 
-def _divergence(i, kind, here, event, message, there, other_event) -> Divergence:
-    trace = here[0]
+def _divergence(at: tuple, kind: str, runs, side: int, events: tuple, message: str) -> Divergence:
+    """The Divergence naming ``events[side]`` in ``runs[side]`` (0: a, 1: b); ``at`` holds
+    the positions of ``events`` in their traces."""
+    (trace, label), event = runs[side], events[side]
+    other_trace, other_event = runs[1 - side][0], events[1 - side]
     path, line, function = trace.sites[event.site]
     module = trace.modules[event.module] if event.module >= 0 else None
     other = None
     if other_event is not None:
-        o_path, o_line, o_function = there[0].sites[other_event.site]
-        other = {"path": o_path, "line": o_line, "function": o_function, "op": _what(other_event)}
-    return Divergence(index=i, kind=kind, run=here[1], path=path, line=line, function=function,
+        o_path, o_line, o_function = other_trace.sites[other_event.site]
+        other = {"path": o_path, "line": o_line, "function": o_function, "op": _what(other_event),
+                 "index": at[1 - side]}
+    return Divergence(index=at[side], kind=kind, run=label, path=path, line=line, function=function,
                       op=_what(event), message=message,
                       module=None if module is None else {k: module[k] for k in ("qualname", "class", "source")},
                       hooks=list(module["hooks"]) if module else [], other=other)

@@ -78,6 +78,40 @@ def test_a_stale_lru_cache_hit_is_named_at_the_helpers_call_site():
     assert d.format().startswith(f"{HERE}:{d.line}: a tensor no traced operation computed enters here")
 
 
+@functools.lru_cache(maxsize=2)
+def positions(n: int) -> torch.Tensor:  # keyed by value: a hit is the right tensor
+    return torch.arange(n, dtype=torch.float32) / n
+
+
+def attend_with_positions(prompt: torch.Tensor) -> torch.Tensor:
+    grid = positions(prompt.shape[0])
+    kv = project(ByAddress(prompt))  # the stale value enters after a good hit
+    return kv + grid[:, None]
+
+
+@pytest.mark.core_model
+@pytest.mark.parametrize("stale", [True, False], ids=["stale", "fresh"])
+def test_a_cache_hit_with_the_right_value_is_passed_over(stale):
+    prompt = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
+    positions.cache_clear(), project.cache_clear()
+    reference, trace_a = record(attend_with_positions, prompt)  # misses both caches
+    project.cache_clear()
+    other_request = torch.randn(4, 8, generator=torch.Generator().manual_seed(2))
+    if stale:
+        project(ByAddress(other_request, address_of=prompt))
+    served, trace_b = record(attend_with_positions, prompt)  # a good hit; then a stale one, or a miss
+    assert positions.cache_info().hits == 1 and project.cache_info().hits == int(stale)
+
+    d = first_divergence(trace_a, trace_b)
+    if stale:
+        assert not torch.equal(reference, served)
+        assert (d.line, d.function, d.op) == (line_of("the stale value enters after a good hit"),
+                                              "attend_with_positions", "entry: local 'kv'")
+    else:
+        assert torch.equal(reference, served) and d is None
+    assert any(e.kind == "entry" and e.name == "local 'grid'" for e in trace_b.events)  # the good hit was seen
+
+
 # --- code under test: a module-level memo of the last result ------------------------------
 
 LAST: dict = {}
