@@ -77,7 +77,7 @@ from pathlib import Path
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
-MAX_OPS = 100_000  # events per trace; about 0.5 KB each
+MAX_OPS = 100_000  # events per trace; about 0.35 KB each in memory
 EXACT_BYTES = 1 << 20  # tensors up to this size are digested by a hash of all their bytes
 SAMPLE = 4096  # elements hashed from a larger tensor, evenly strided
 FORMAT = 1  # version of the JSON form
