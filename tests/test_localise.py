@@ -134,10 +134,18 @@ def denoise_returning_the_memo(prompt: torch.Tensor) -> torch.Tensor:
     return LAST["last"]
 
 
+def denoise_reading_the_memo(prompt: torch.Tensor) -> torch.Tensor:
+    fresh = torch.tanh(prompt @ WEIGHT)
+    mixed = fresh + LAST["last"] if "last" in LAST else fresh  # the memo is read in an expression
+    LAST["last"] = fresh
+    return mixed
+
+
 @pytest.mark.core_model
 @pytest.mark.parametrize("fn, marker", [(denoise, "the memo hands back the last result"),
-                                        (denoise_returning_the_memo, "the memo is returned as it is")],
-                         ids=["assigned", "returned"])
+                                        (denoise_returning_the_memo, "the memo is returned as it is"),
+                                        (denoise_reading_the_memo, "the memo is read in an expression")],
+                         ids=["assigned", "returned", "operand"])
 def test_a_memo_of_the_last_result_is_named(fn, marker):
     generator = torch.Generator().manual_seed(3)
     earlier, prompt = torch.randn(4, 8, generator=generator), torch.randn(4, 8, generator=generator)
@@ -151,6 +159,32 @@ def test_a_memo_of_the_last_result_is_named(fn, marker):
     d = first_divergence(trace_alone, trace_after)
     assert (d.path, d.line, d.function, d.kind, d.run) == (HERE, line_of(marker), fn.__name__, FLOW, "b")
     assert d.op.startswith("entry: ")
+
+
+BY_ID: dict = {}
+
+
+def project_by_id(prompt: torch.Tensor) -> torch.Tensor:
+    pair = BY_ID.get(id(prompt))  # an id()-keyed dict hands back a pair
+    if pair is None:
+        pair = (torch.tanh(prompt @ WEIGHT), prompt.sum())
+        BY_ID[id(prompt)] = pair
+    return pair[0] * pair[1]
+
+
+@pytest.mark.core_model
+def test_a_pair_from_an_id_keyed_dict_is_named():
+    generator = torch.Generator().manual_seed(7)
+    earlier, prompt = torch.randn(4, 8, generator=generator), torch.randn(4, 8, generator=generator)
+    BY_ID.clear()
+    fresh, trace_a = record(project_by_id, prompt)
+    BY_ID.clear()
+    BY_ID[id(prompt)] = (torch.tanh(earlier @ WEIGHT), earlier.sum())  # what a freed object's id left behind
+    stale, trace_b = record(project_by_id, prompt)
+    assert not torch.equal(fresh, stale)
+    d = first_divergence(trace_a, trace_b)
+    assert (d.line, d.kind, d.op) == (line_of("an id()-keyed dict hands back a pair"), FLOW,
+                                      "entry: an item of local 'pair'")
 
 
 # --- code under test: a module whose forward hook carries state --------------------------
