@@ -138,8 +138,8 @@ def _category(filename: str) -> int:
     or UNDER_TEST (everything else, other site-packages included)."""
     category = _CATEGORY.get(filename)
     if category is None:
-        path = os.path.realpath(filename)
-        if filename.startswith("<") or path.startswith(_TOOL_DIRS):
+        path = "" if filename.startswith("<") else os.path.realpath(filename)
+        if not path or path.startswith(_TOOL_DIRS):  # no source ("<string>", frozen), or a tool
             category = SKIP
         elif path.startswith(_PROJECT_DIRS):
             category = PROJECT
@@ -245,8 +245,8 @@ def _unset_digest(t: torch.Tensor) -> str:
 
 def _storage(t: torch.Tensor) -> int | None:
     try:
-        return t.untyped_storage().data_ptr()
-    except (RuntimeError, NotImplementedError):
+        return t.untyped_storage().data_ptr() or None
+    except Exception:  # no storage (meta, sparse, nested): never fail the code under test
         return None
 
 
@@ -261,6 +261,8 @@ def value_digest(value) -> str:
         return tensor_digest(value)
     if isinstance(value, _PLAIN):
         text = repr(value)
+    elif isinstance(value, torch.Size):
+        text = repr(tuple(value))
     elif isinstance(value, torch.Generator):
         return f"generator:{tensor_digest(value.get_state())}"
     elif callable(getattr(value, "tobytes", None)):  # numpy arrays, PIL images
@@ -293,7 +295,7 @@ class Event:
     module: int  # index into Trace.modules, -1 when no module was being called
     inputs: tuple  # digests of the arguments
     outputs: tuple  # digests of the results
-    sources: tuple  # per argument: the event that produced it, -1 none recorded, None not a tensor
+    sources: tuple  # per argument: the event that produced it; -1 a parameter (or past the cap); None not a tensor
 
 
 class Trace:
@@ -396,7 +398,7 @@ class _Recorder(TorchFunctionMode):
             code = frame.f_code
             if code is _CALL_IMPL:
                 m = frame.f_locals.get("self")
-                inner = inner or m
+                inner = m if inner is None else inner
                 root = m
             elif site is None:
                 category = _category(code.co_filename)
@@ -472,9 +474,9 @@ class _Recorder(TorchFunctionMode):
             results = [args[0]] if _in_place(name) and args else _leaves(out)
             tensors = [v for v in results if isinstance(v, torch.Tensor)]
             if name in ALLOCATIONS:
-                written = {_storage(v) for v in tensors}
+                written = {_storage(v) for v in tensors} - {None}
             else:  # what the call wrote into, or viewed, of memory not yet set
-                written = {_storage(named[p][1]) for p in unset} & {_storage(v) for v in tensors}
+                written = ({_storage(named[p][1]) for p in unset} & {_storage(v) for v in tensors}) - {None}
             for p in unset:
                 leaf = named[p][1]
                 inputs[p] = _unset_digest(leaf) if _storage(leaf) in written else value_digest(leaf)

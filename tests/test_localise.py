@@ -426,3 +426,58 @@ def test_a_diffusers_cache_hook_that_carries_state_is_named():
     HookRegistry.check_if_exists_or_initialize(transformer).reset_stateful_hooks()  # the documented reset
     reset, trace_reset = record(serve, *requests[1])
     assert torch.equal(alone, reset) and first_divergence(trace_alone, trace_reset) is None
+
+
+# --- two processes: each records its own run, a third compares ----------------------------
+
+OUTSIDE = '''
+import functools, weakref, torch
+
+class ByAddress:
+    def __init__(self, t, address_of=None):
+        self.ref, like = weakref.ref(t), (t if address_of is None else address_of)
+        self.key = (like.data_ptr(), tuple(like.shape))
+    def __hash__(self):
+        return hash(self.key)
+    def __eq__(self, other):
+        return self.key == other.key
+
+@functools.lru_cache(maxsize=4)
+def project(key):
+    return torch.tanh(key.ref() @ torch.linspace(-1, 1, 64).reshape(8, 8))
+
+def serve(prompt):
+    kv = project(ByAddress(prompt))  # stale here
+    return kv.softmax(-1)
+'''
+
+CHILD = '''
+import json, sys, torch
+from harness.localise import record
+import outside
+prompt = torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
+if sys.argv[2] == "stale":
+    other = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
+    outside.project(outside.ByAddress(other, address_of=prompt))
+_, trace = record(outside.serve, prompt)
+open(sys.argv[1], "w").write(json.dumps(trace.to_json()))
+'''
+
+
+def test_traces_recorded_in_other_processes_compare(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "outside.py").write_text(OUTSIDE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(HERE).parent.parent)])}
+    traces = []
+    for run in ("fresh", "stale"):
+        out = tmp_path / f"{run}.json"
+        subprocess.run([sys.executable, "-c", CHILD, str(out), run], env=env, check=True, timeout=120)
+        traces.append(Trace.from_json(json.loads(out.read_text())))
+    fresh, stale = (t.events[-1] for t in traces)
+    assert fresh.kind == stale.kind == "result" and fresh.inputs != stale.inputs, "the stale hit did not happen"
+    d = first_divergence(*traces)
+    line = next(i + 1 for i, text in enumerate(OUTSIDE.splitlines()) if text.endswith("# stale here"))
+    assert (d.path, d.line, d.function, d.op) == (str(tmp_path / "outside.py"), line, "serve", "entry: local 'kv'")
