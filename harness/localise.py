@@ -42,9 +42,10 @@ forward wrappers installed on it and its ancestors.
 
 - kind, operation or place differ: the control flow parted. Where one side is an entry,
   that side is named: a value came from outside the traced tensor flow where the other
-  run computed one. Unless the other run computes that same value (bitwise) within
-  ``CATCH_UP`` events: then a cache did its job, hit in one run and missed in the other,
-  and the walk goes on after it on both sides;
+  run computed one. Unless the other run holds that same value (bitwise): it computes
+  or takes it in within ``CATCH_UP`` events (a cache did its job, hit in one run and
+  missed in the other), or it had it already (a constant first read on a path the other
+  run skipped); then the walk goes on where both are back in step;
 - the arguments differ although every earlier event agreed: a Python value, or a tensor
   changed outside the traced operations;
 - the arguments agree and the results differ: state the arguments do not show (for an
@@ -723,13 +724,13 @@ def first_divergence(trace_a: Trace, trace_b: Trace) -> Divergence | None:
     i = j = 0
     while i < len(events_a) and j < len(events_b):
         a, b = events_a[i], events_b[j]
-        if (a.kind, a.name, trace_a.sites[a.site]) != (b.kind, b.name, trace_b.sites[b.site]):
+        if _step(trace_a, a) != _step(trace_b, b):
             # A value taken in on one side that the other side computes, the same, is a
             # cache that did its job (a hit in one run, a miss in the other): pass over it.
-            if b.kind == ENTRY and (resume := _computed_later(events_a, i, b)) is not None:
+            if b.kind == ENTRY and (resume := _caught_up(trace_a, i, trace_b, j)) is not None:
                 i, j = resume, j + 1
                 continue
-            if a.kind == ENTRY and (resume := _computed_later(events_b, j, a)) is not None:
+            if a.kind == ENTRY and (resume := _caught_up(trace_b, j, trace_a, i)) is not None:
                 i, j = i + 1, resume
                 continue
             return _parted((i, j), runs, a, b)
@@ -751,14 +752,33 @@ def first_divergence(trace_a: Trace, trace_b: Trace) -> Divergence | None:
                    events_b[j] if j < len(events_b) else None)
 
 
-def _computed_later(events: list[Event], start: int, entry: Event) -> int | None:
-    """The position after the first operation from ``start`` on (within CATCH_UP events)
-    whose result has the entered tensor's value, or None."""
-    value = entry.outputs[0]
+def _step(trace: Trace, event: Event) -> tuple:
+    """What must be the same for two events to be the same step: kind, operation, place."""
+    return event.kind, event.name, trace.sites[event.site]
+
+
+def _caught_up(other: Trace, start: int, entering: Trace, at: int) -> int | None:
+    """Where ``other`` is back in step with ``entering`` after the tensor that entered
+    ``entering`` at event ``at``, if ``other`` holds the same value, bitwise: either it
+    had it already (taken in or computed before ``start``: a constant first read on
+    another path) and its event ``start`` is the one after the entry; or it computes or
+    takes it in within CATCH_UP events, and the event after that is the one after the
+    entry (or that is another entry, handled in turn). None if neither."""
+    value = entering.events[at].outputs[0]
     if value.endswith((":unset", "(0)")) or ":opaque" in value:
         return None
+    following = entering.events[at + 1] if at + 1 < len(entering.events) else None
+    events = other.events
+
+    def resumes(k: int) -> bool:  # is other's event k the step after the entry?
+        if following is None or following.kind == ENTRY:
+            return True
+        return k < len(events) and _step(other, events[k]) == _step(entering, following)
+
+    if resumes(start) and any(value in e.outputs for e in events[:start]):
+        return start
     for k in range(start, min(len(events), start + CATCH_UP)):
-        if events[k].kind == OP and value in events[k].outputs:
+        if events[k].kind != RESULT and value in events[k].outputs and resumes(k + 1):
             return k + 1
     return None
 

@@ -78,15 +78,18 @@ def test_a_stale_lru_cache_hit_is_named_at_the_helpers_call_site():
     assert d.format().startswith(f"{HERE}:{d.line}: a tensor no traced operation computed enters here")
 
 
+GAIN = torch.tensor(1.5)  # a constant: first read inside positions() on a miss, further down on a hit
+
+
 @functools.lru_cache(maxsize=2)
 def positions(n: int) -> torch.Tensor:  # keyed by value: a hit is the right tensor
-    return torch.arange(n, dtype=torch.float32) / n
+    return torch.arange(n, dtype=torch.float32) / n * GAIN
 
 
 def attend_with_positions(prompt: torch.Tensor) -> torch.Tensor:
     grid = positions(prompt.shape[0])
     kv = project(ByAddress(prompt))  # the stale value enters after a good hit
-    return kv + grid[:, None]
+    return kv * GAIN + grid[:, None]
 
 
 @pytest.mark.core_model
@@ -426,6 +429,64 @@ def test_a_diffusers_cache_hook_that_carries_state_is_named():
     HookRegistry.check_if_exists_or_initialize(transformer).reset_stateful_hooks()  # the documented reset
     reset, trace_reset = record(serve, *requests[1])
     assert torch.equal(alone, reset) and first_divergence(trace_alone, trace_reset) is None
+
+
+@pytest.mark.diffusion
+def test_a_diffusers_cache_keyed_by_address_is_named():
+    """diffusers' TextKVCache keys its text K/V by the prompt's data_ptr(): a new prompt
+    on the address of an earlier one gets the earlier one's K/V."""
+    import warnings
+
+    from diffusers import NucleusMoEImageTransformer2DModel
+    from diffusers.hooks import TextKVCacheConfig, apply_text_kv_cache
+    from diffusers.hooks.hooks import HookRegistry
+
+    from repro.allocator import AddressArena
+
+    with torch.random.fork_rng(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zero-sized expert weights: moe_enabled=False leaves them empty
+        torch.manual_seed(0)
+        transformer = NucleusMoEImageTransformer2DModel(
+            patch_size=2, in_channels=16, num_layers=2, attention_head_dim=16, num_attention_heads=2,
+            joint_attention_dim=32, axes_dims_rope=(4, 6, 6), moe_enabled=False, num_experts=4,
+            moe_intermediate_dim=16).eval()
+    apply_text_kv_cache(transformer, TextKVCacheConfig())
+    generator = torch.Generator().manual_seed(1)
+    latents = torch.randn(1, 16, 16, generator=generator)
+    earlier, prompt = torch.randn(1, 8, 32, generator=generator), torch.randn(1, 8, 32, generator=generator)
+    arena = AddressArena(prompt.shape)  # fresh tensors, one address: what the allocator does to freed prompts
+
+    def serve(embeddings):
+        with torch.no_grad():
+            return transformer(hidden_states=latents, img_shapes=[(1, 4, 4)], encoder_hidden_states=embeddings,
+                               timestep=torch.tensor([500.0]), return_dict=False)[0]
+
+    def reset():
+        HookRegistry.check_if_exists_or_initialize(transformer).reset_stateful_hooks()
+
+    source = arena.fresh(prompt)
+    alone, trace_alone = record(serve, source)
+    del source
+    reset()
+    source = arena.fresh(earlier)
+    serve(source)
+    del source
+    source = arena.fresh(prompt)  # the earlier prompt's address, its K/V still cached
+    stale, trace_stale = record(serve, source)
+    assert not torch.equal(alone, stale), "the address-keyed cache did not hand back the earlier K/V"
+
+    d = first_divergence(trace_alone, trace_stale)
+    assert d.path.endswith("diffusers/hooks/text_kv_cache.py") and d.function == "new_forward"
+    assert d.op == "entry: local 'txt_key'" and d.kind == FLOW
+    assert d.module["qualname"] == "transformer_blocks.0"
+    assert any("diffusers hook 'text_kv_cache_block' on transformer_blocks.0" in h for h in d.hooks)
+    print(d.format())
+
+    reset()  # control: the earlier prompt elsewhere, so a miss: the same output, no divergence
+    kept = earlier.clone()
+    serve(kept)
+    again, trace_again = record(serve, prompt.clone())
+    assert torch.equal(alone, again) and first_divergence(trace_alone, trace_again) is None
 
 
 # --- two processes: each records its own run, a third compares ----------------------------
