@@ -219,7 +219,7 @@ def _hash(data) -> str:
 
 def tensor_digest(t: torch.Tensor) -> str:
     """'dtype(shape):hash', equal exactly when the values are (bitwise, up to EXACT_BYTES)."""
-    head = f"{str(t.dtype).removeprefix('torch.')}({','.join(map(str, t.shape))})"
+    head = _head(t)
     try:
         data = t.detach().resolve_conj().resolve_neg()
         if data.numel() == 0:
@@ -238,10 +238,19 @@ def tensor_digest(t: torch.Tensor) -> str:
         return f"{head}:opaque {type(t).__name__} {t.layout}"
 
 
+def _head(t: torch.Tensor) -> str:
+    """'float32(4,8)': dtype and shape."""
+    try:
+        shape = ",".join(map(str, t.shape))
+    except Exception:  # a nested tensor has no single shape
+        shape = "?"
+    return f"{str(t.dtype).removeprefix('torch.')}({shape})"
+
+
 def _unset_digest(t: torch.Tensor) -> str:
     """The digest of a tensor whose memory is not (known to be) written yet: its
     contents are whatever the allocator's last user left there."""
-    return f"{str(t.dtype).removeprefix('torch.')}({','.join(map(str, t.shape))}):unset"
+    return f"{_head(t)}:unset"
 
 
 def _storage(t: torch.Tensor) -> int | None:

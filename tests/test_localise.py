@@ -338,6 +338,17 @@ def test_digests_tell_apart_values_that_differ(numel, dtype):
     assert tensor_digest(strided) == tensor_digest(t)
 
 
+@pytest.mark.core_model
+def test_tensors_without_plain_memory_are_digested_without_failing():
+    assert ":opaque" in tensor_digest(torch.empty(3, device="meta"))
+    assert ":opaque" in tensor_digest(torch.ones(3).to_sparse())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nested tensors are a prototype
+        nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    assert tensor_digest(nested).startswith("float32(?):opaque")
+
+
 def rotate(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     out[0::2] = -x[1::2]
