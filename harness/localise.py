@@ -20,8 +20,10 @@ A trace is the sequence of events of one run, in the order they happened:
   dtype, ``data_ptr``: an address differs between runs by design), with a digest of
   each argument taken before the call and of each result;
 - an *entry*: a tensor that no recorded operation produced turns up in the code under
-  test: as an argument or local variable of one of its functions, as a value one of
-  them returns (a line tracer, ``sys.settrace``, looks), or as an operand. A tensor
+  test: as an argument or local variable of one of its functions (itself or in a tuple;
+  a dict or list a variable names is state kept for later, and what is taken out of it
+  enters where it is), as a value one of them returns (a line tracer,
+  ``sys.settrace``, looks), or as an operand. A tensor
   handed back by a Python-level cache (``lru_cache``, a dict keyed by address, a memo
   of the last result) runs no operation: it enters this way, at the line where the code
   under test received it. Parameters enter silently; the operations that read them
