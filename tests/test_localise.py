@@ -315,9 +315,10 @@ class Noisy(torch.nn.Module):
 @pytest.mark.core_model
 def test_the_same_arguments_giving_other_results_is_state():
     x = torch.zeros(3)
-    torch.manual_seed(0)
-    _, a = record(Noisy(), x)
-    _, b = record(Noisy(), x)  # the global generator has moved on
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        _, a = record(Noisy(), x)
+        _, b = record(Noisy(), x)  # the global generator has moved on
     d = first_divergence(a, b)
     assert (d.line, d.kind, d.op) == (line_of("state the arguments do not show"), STATE, "torch.rand")
     assert d.module["qualname"] == "" and d.module["class"] == "Noisy"
