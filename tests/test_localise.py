@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import weakref
 from pathlib import Path
 
@@ -244,6 +245,9 @@ def test_a_stateful_forward_hook_is_named_with_its_module():
     assert d.module == {"qualname": "blocks.1", "class": "Block", "source": f"{HERE}:{line_of('class Block')}"}
     assert d.hooks == [f"forward hook on blocks.1: stateful_net.<locals>.blend ({HERE}:{line_of('def blend')})"]
     assert "[module blocks.1: Block" in d.format() and "forward hook on blocks.1" in d.format()
+    trace_alone.label, trace_after.label = "alone", "after others"  # how messages name the runs
+    named = re.sub(r"run a\b", "run alone", re.sub(r"run b\b", "run after others", d.message))
+    assert first_divergence(trace_alone, trace_after).message == named
 
 
 @pytest.mark.core_model
