@@ -256,6 +256,17 @@ def overall_verdict(records: list[dict], unproven: str | None) -> tuple[str, str
     return INCONCLUSIVE, f"no tracked tensor landed on memory freed by other content in {len(records)} requests"
 
 
+def first_positions(records: list[dict]) -> dict:
+    """axis -> position of its first diverging request, for the axes that diverged."""
+    first = {}
+    for i, r in enumerate(records):
+        if r["verdict"] == DIVERGED:
+            first.setdefault("address", i)
+        if r["state"]["verdict"] == CARRIED:
+            first.setdefault("state", i)
+    return first
+
+
 # --- results and report -----------------------------------------------------------
 
 def nondeterminism(outputs: dict) -> str | None:
@@ -516,6 +527,15 @@ def main(parser, args) -> int:
         return _give_up(str(exc), out, existed)
     timings["serve"] = time.perf_counter() - started
     results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
+    first = first_positions(results["records"])
+    if first and args.call:
+        from harness.pinpoint import localise_findings
+        started = time.perf_counter()
+        print(f"localising: serving again up to the first diverging request with tracing on", flush=True)
+        results["localised"] = localise_findings(job, requests, first, lambda a: child_environment(a, plan.device),
+                                                 args.call_timeout * len(requests) + 60)
+        timings["localise"] = time.perf_counter() - started
+        results["environment"]["seconds"] = round(sum(timings.values()), 2)
     results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
     started = time.perf_counter()
     write_results(out, results)

@@ -99,8 +99,8 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:200] if text else "(no message)"
 
 
-def check(spec: str, out: Path) -> tuple[str, str, float]:
-    """Run ``differential --call spec`` into ``out``: (verdict, reason, seconds)."""
+def check(spec: str, out: Path) -> tuple[str, str, float, list]:
+    """Run ``differential --call spec`` into ``out``: (verdict, reason, seconds, places where the runs part)."""
     from harness.__main__ import main
 
     started = time.perf_counter()
@@ -110,9 +110,10 @@ def check(spec: str, out: Path) -> tuple[str, str, float]:
                      "--out", str(out)])
     results_file = out / "results.json"
     if code == 2 or not results_file.exists():
-        return "failed", f"the check could not run (exit {code})", time.perf_counter() - started
+        return "failed", f"the check could not run (exit {code})", time.perf_counter() - started, []
     results = json.loads(results_file.read_text())
-    return results["verdict"], results["reason"], time.perf_counter() - started
+    places = [f"{f['axis']}: {f['place']}" for f in results.get("localised", [])]
+    return results["verdict"], results["reason"], time.perf_counter() - started, places
 
 
 def outcome(verdicts: dict) -> tuple[str, str]:
@@ -134,8 +135,10 @@ def run_cell(model: str, hook: str, out: Path, progress=print) -> Cell:
         spec = call_spec(model, hook, mode)
         cell.commands[mode] = f"address-reuse differential --call {spec} --seed {' '.join(HUNT_SEEDS)} " \
                               f"--requests {HUNT_REQUESTS}"
-        verdict, reason, seconds = check(spec, out / f"{model}-{hook}-{mode}")
+        verdict, reason, seconds, places = check(spec, out / f"{model}-{hook}-{mode}")
         cell.verdicts[mode], cell.reasons[mode] = verdict, reason
+        if mode == "no-reset":
+            cell.localised = places
         progress(f"  {hook} on {model}, {mode}: {verdict} ({seconds:.0f}s)")
     cell.outcome, cell.why = outcome(cell.verdicts)
     cell.seconds = time.perf_counter() - started

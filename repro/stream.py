@@ -104,16 +104,21 @@ def _storage(t: torch.Tensor) -> int:
         return 0
 
 
-def serve_call(job: dict, requests: list) -> dict:
-    """Serve ``requests`` by calling ``job["call"]`` as ``fn(prompt, request_seed)``, back to back."""
+def serve_call(job: dict, requests: list, tracer=None, traced=()) -> dict:
+    """Serve ``requests`` by calling ``job["call"]`` as ``fn(prompt, request_seed)``, back to back.
+    The requests at positions ``traced`` are called as ``tracer(fn, prompt, seed)``, which returns
+    (the value, a JSON-able trace): ``result["traces"]`` maps the position to it."""
     fn = resolve_call(job["call"], job.get("call_kwargs"))
     held: dict[int, str] = {}  # address -> the request whose tensor last held it
-    served = []
-    for request in requests:
+    served, traces = [], {}
+    for position, request in enumerate(requests):
         seed, index, prompt, rseed = request
         log = NewAllocations()
-        with log:
-            value = fn(prompt, rseed)
+        if position in traced:  # the recorder alone: its line tracer would name the log's frames
+            value, traces[position] = tracer(fn, prompt, rseed)
+        else:
+            with log:
+                value = fn(prompt, rseed)
         outputs = as_outputs(value)
         del value
         earlier: dict[str, int] = {}
@@ -128,7 +133,7 @@ def serve_call(job: dict, requests: list) -> dict:
         served.append({"seed": seed, "request": index, "request_seed": rseed, "prompt": prompt,
                        "addresses": {}, "reused": reused, "sources": len(log.addresses),
                        "outputs": outputs, "frames": frames_of(outputs)})
-    return {"model": {"name": job["call"]}, "requests": served}
+    return {"model": {"name": job["call"]}, "requests": served, "traces": traces}
 
 
 def serve_requests(job: dict, requests: list) -> dict:

@@ -348,6 +348,13 @@ def test_call_finds_what_a_function_written_outside_the_repo_does(tmp_path, caps
                                           "--seed", "0", "--requests", "4")
     assert (code, results["verdict"]) == (EXIT_CODES[verdict], verdict), printed
     records = results["records"]
+    if verdict != CLEAN:  # the first divergence is named in the function's own code, like a linter
+        (finding,) = results["localised"]
+        source = (tmp_path / "outside" / "theirfns" / "fns.py").read_text().splitlines()
+        path, line, _ = finding["place"].split(":", 2)
+        assert path.endswith("theirfns/fns.py") and finding["place"] in printed, finding
+        # lru_cache: where the helper hands back the cached projection; memo: where the memo is read.
+        assert {"with_lru": "return _projected(", "with_memo": '_LAST["text"]'}[fn] in source[int(line) - 1]
     if verdict == ADDRESS_DEPENDENT:  # only where its input landed on a freed address; nothing carried otherwise
         diverged = [r for r in records if r["verdict"] == DIVERGED]
         assert diverged and all(r["address_reused"] for r in diverged)
