@@ -485,6 +485,17 @@ def _give_up(message: str, out: Path, existed: bool) -> int:
 
 
 def main(parser, args) -> int:
+    existed = args.out is not None and args.out.exists()
+    try:
+        return check(parser, args)
+    except KeyboardInterrupt:  # the children are stopped; leave no empty folder this run made
+        out = args.out
+        if out is not None and not existed and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        raise
+
+
+def check(parser, args) -> int:
     if args.call and (args.cache or args.steps or args.dtype):
         parser.error("--cache, --steps and --dtype apply to --model only")
     if not args.call_timeout > 0:

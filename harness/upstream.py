@@ -125,8 +125,8 @@ def run_script(folder: Path, *args: str) -> tuple[int, str]:
     """Run the script as a maintainer would, in a plain environment; (exit code, its output)."""
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONMALLOC", "ASAN_OPTIONS")}
     env["OMP_NUM_THREADS"] = "1"
-    proc = subprocess.run([sys.executable, "-W", "ignore", "repro.py", *args], cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-W", "ignore", "repro.py", *args], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=600)
     lines = [line for line in (proc.stdout + proc.stderr).splitlines()
              if line.strip() and "Warning" not in line and "warnings.warn" not in line]
     return proc.returncode, "\n".join(lines[-12:])

@@ -192,7 +192,8 @@ def main(argv) -> int:
         result = serve_each_alone(job, Path(out_path).parent)
     else:
         result = serve_requests(job, job["requests"])
-    result.update(never_reuse_active=never_reuse.is_active(), probe=never_reuse.reuse_probe(torch.device(job["device"])))
+    probe = never_reuse.reuse_probe(torch.device(job["device"]))
+    result.update(never_reuse_active=never_reuse.is_active(), probe=probe)
     torch.save(result, out_path)
     return 0
 
