@@ -6,9 +6,9 @@ checks, each a plain function ``fn(prompt, seed)`` for ``differential --call``.
 :data:`MODELS`, HOOK a name from ``diffusers.hooks`` (a config class or an
 ``apply_*`` function), MODE ``no-reset`` (requests back to back, as an engine that
 keeps the transformer calls it) or ``reset`` (``transformer._reset_stateful_cache()``
-before each request, as diffusers' pipelines do). The transformer is built on the
-first call, from a tiny seeded config with random weights, on the CPU; nothing is
-downloaded.
+before each request, as diffusers' pipelines do). The transformer is built when the
+function is looked up, from a tiny seeded config with random weights, on the CPU;
+nothing is downloaded.
 
 Each model and each hook is written as source text (:data:`MODELS`,
 :data:`RECIPES`), run here and copied as it is into the standalone reproduction
@@ -140,4 +140,7 @@ def __getattr__(name: str):
     parts = name.split("/")
     if len(parts) != 3 or parts[0] not in MODELS or parts[1] not in RECIPES or parts[2] not in MODES:
         raise AttributeError(name)
+    # Built here, when the function is looked up, not in its first request: a process that
+    # serves one request alone forks after the look-up, and a request's trace holds no build.
+    _built(parts[0], parts[1])
     return functools.partial(serve, model=parts[0], hook=parts[1], mode=parts[2])
