@@ -27,7 +27,7 @@ ifneq ($(shell cat $(STAMP) 2>/dev/null),$(TORCH_SPEC) $(PY))
 $(STAMP): FORCE
 endif
 
-.PHONY: env test repro report bench selfcheck FORCE
+.PHONY: env test repro report bench selfcheck hunt FORCE
 env: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -65,3 +65,9 @@ bench: $(STAMP)
 # How we know the harness catches bugs: mutation kill rate, concurrency, memory.
 selfcheck: $(STAMP)
 	$(ENV_PY) -m harness selfcheck
+
+# Every hook configuration the installed diffusers ships, on tiny transformers, through the
+# differential check with and without the documented reset: the table, and a folder per finding.
+HUNT_ARGS ?=
+hunt: $(STAMP)
+	$(ENV_PY) -m harness hunt diffusers $(HUNT_ARGS)

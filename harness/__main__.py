@@ -87,6 +87,14 @@ def build_parser() -> OneLineParser:
                     "clean, 1 address-dependent, 3 inconclusive (no address was reused), 4 nondeterministic "
                     "(the never-reuse runs disagree), 2 for bad usage or a missing never-reuse allocator."))
 
+    from harness.hunt import add_arguments as add_hunt_arguments
+    add_hunt_arguments(sub.add_parser(
+        "hunt", help="every hook configuration a library ships, through the differential check; a report per finding",
+        description="Enable each hook configuration the installed diffusers ships on a tiny diffusers transformer "
+                    "that accepts it, serve requests back to back with no reset and with the documented reset, and "
+                    "check each way. Writes the table hook x model and, per finding, a folder upstream can use. "
+                    "Exit 0 no finding, 1 findings, 2 bad usage or nothing to hunt."))
+
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)",
                        description="Re-render report.md, report.html, videos and plots from FOLDER/results.json. "
                                    "Exit 2 when results.json is missing or not in the results format, 4 when "
@@ -163,6 +171,9 @@ def _run(parser, args) -> int:
     if args.command == "differential":
         from harness.differential import main as differential
         return differential(parser, args)
+    if args.command == "hunt":
+        from harness.hunt import main as hunt
+        return hunt(args)
     if args.command == "bench":
         from harness.bench import run_bench
         run_bench()

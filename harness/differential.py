@@ -1,17 +1,21 @@
-"""``python -m harness differential``: does anything in a pipeline follow an address?
+"""``python -m harness differential``: does anything in a pipeline follow an address,
+or carry state from one request to the next?
 
-The same back-to-back requests, same seeds, in three fresh processes: two under an
-allocator that never hands a freed address back (``repro.never_reuse``) and one
-under the normal allocator. The two never-reuse runs must agree bitwise (else the
-pipeline is not deterministic and nothing can be concluded). Where the normal run
-differs from them, some state in the pipeline followed where the allocator put a
-tensor. No knowledge of the cache is needed: whatever the model has built in runs
-as it is (``--cache`` attaches a registered design, to demonstrate).
+The same back-to-back requests, same seeds, in four fresh processes: two under an
+allocator that never hands a freed address back (``repro.never_reuse``), one under
+the normal allocator, and one, also never-reuse, that serves each request alone as
+the first of a fresh process. The two never-reuse runs must agree bitwise (else the
+pipeline is not deterministic and nothing can be concluded). Two axes per request:
 
-The requests are served as a server serves them (the ``natural_reuse`` source
-strategy): fresh prompt sources, freed after each request, the allocator decides.
-A forced strategy would reuse addresses under both allocators alike. The seeds'
-requests form one stream through one model, as a server's requests do.
+- *address-dependent*: the normal run differs from the never-reuse run: some state
+  in the pipeline followed where the allocator put a tensor;
+- *carries state*: request k served after requests 0..k-1 differs from the same
+  request served alone, both never-reuse, so no address can explain it.
+
+No knowledge of the cache is needed. The pipeline is a model (``--model``, served
+by ``repro.serving`` as a server serves it, the ``natural_reuse`` strategy) or a
+plain function ``fn(prompt, seed)`` (``--call``), whose tensors' memory is tracked
+per request to tell whether the allocator reused any.
 
 Each child process runs ``repro.stream`` as a script and writes its outputs to a
 file the parent compares.
@@ -21,33 +25,43 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from pathlib import Path
 
 import torch
 
 from harness.cli import DTYPES, prepare_run
 from harness.environment import describe
-from harness.metrics import compare_outputs
+from harness.metrics import frame_ssim
 from harness.results import decode_clip, encode_clip, point_latest, write_atomic, write_json
 from harness.run import case_requests
 from repro import never_reuse
+from repro.callable import CallSpecError, as_outputs, resolve_call
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
-RUNS = (("never_reuse_a", NEVER_REUSE), ("never_reuse_b", NEVER_REUSE), ("normal", NORMAL))
+# name, allocator, each request alone in a fresh process
+RUNS = (("never_reuse_a", NEVER_REUSE, False), ("never_reuse_b", NEVER_REUSE, False), ("normal", NORMAL, False),
+        ("alone", NEVER_REUSE, True))
 
-# Per request: its output differs from the never-reuse run; or it does not, and one of
-# its sources landed where another content had been (clean); or no such reuse
-# happened (inconclusive, never a pass). A reuse by the same content (the negative
-# prompt again) cannot show a difference, but stale state from an older holder can.
+# Per request, address axis: its output differs from the never-reuse run; or it does
+# not, and some of its memory had held other content of an earlier request (clean);
+# or no such reuse happened (inconclusive, never a pass). A reuse by the same content
+# (the negative prompt again) cannot show a difference, but stale state can.
 DIVERGED, CLEAN, INCONCLUSIVE = "diverged", "clean", "inconclusive"
+# Per request, state axis: served after the earlier requests vs alone.
+CARRIED, INDEPENDENT = "carried", "independent"
 # Per run of the check.
 ADDRESS_DEPENDENT, NONDETERMINISTIC = "address-dependent", "nondeterministic"
-EXIT_CODES = {CLEAN: 0, ADDRESS_DEPENDENT: 1, INCONCLUSIVE: 3, NONDETERMINISTIC: 4}
+CARRIES_STATE, BOTH = "carries state", "address-dependent, carries state"
+EXIT_CODES = {CLEAN: 0, ADDRESS_DEPENDENT: 1, INCONCLUSIVE: 3, NONDETERMINISTIC: 4, CARRIES_STATE: 5, BOTH: 6}
+EXIT_USAGE = 2
 
 # The normal run's glibc malloc gives memory freed at the top of its heap back at
 # once, so the next allocation there gets the same address: freed addresses come back
@@ -56,15 +70,16 @@ REUSE_PRONE_MALLOC = {"MALLOC_TRIM_THRESHOLD_": "0"}
 
 DEFAULT_SEEDS = (0, 1, 2)
 DEFAULT_REQUESTS = 4
+DEFAULT_CALL_TIMEOUT = 120.0
 BUILT_IN = "built-in"  # the cache column when nothing is attached: the model's own state
-TITLE = "Differential check: normal allocator vs never-reuse allocator"
+TITLE = "Differential check: normal vs never-reuse allocator, back to back vs alone"
 
 
 class ChildFailed(RuntimeError):
     """A child process could not serve the requests (the message is one line)."""
 
 
-# --- the parent: three children, then compare ----------------------------------------
+# --- the parent: four children, then compare -----------------------------------------
 
 def child_environment(allocator: str, device: torch.device) -> dict:
     env = dict(os.environ)
@@ -87,66 +102,100 @@ def allocator_label(allocator: str, device: torch.device) -> str:
     return " ".join(["glibc malloc", *(f"{k}={v}" for k, v in env.items() if k.startswith("MALLOC_"))])
 
 
-def run_children(job: dict, device: torch.device, folder: Path) -> dict:
-    """Start the three runs at once; return run name -> its outputs."""
-    procs = {}
-    for name, allocator in RUNS:
-        job_path = folder / f"{name}.json"
-        job_path.write_text(json.dumps({**job, "never_reuse": allocator == NEVER_REUSE}))
-        procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "repro.stream", str(job_path), str(folder / f"{name}.pt")],
-            env=child_environment(allocator, device), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    outputs, failures = {}, []
-    for name, proc in procs.items():
-        try:
-            _, err = proc.communicate()
-        except BaseException:  # interrupted: no child outlives the run
-            for child in procs.values():
-                child.kill()
-            raise
-        if proc.returncode != 0:
-            lines = [line for line in err.splitlines() if line.strip()]
-            failures.append(f"{name} run failed (exit {proc.returncode}): {lines[-1] if lines else 'no message'}")
-        else:
+def _last_line(err: str) -> str:
+    lines = [line.strip() for line in err.splitlines() if line.strip() and not line.startswith("alone: ")]
+    return lines[-1] if lines else "no message"
+
+
+def run_children(job: dict, device: torch.device, folder: Path, timeout: float, progress=print) -> dict:
+    """Start the four runs at once; return run name -> its outputs. Each finished run
+    prints a progress line; a run still going after ``timeout`` seconds is stopped."""
+    procs, started = {}, time.perf_counter()
+    try:
+        for name, allocator, alone in RUNS:
+            job_path = folder / f"{name}.json"
+            job_path.write_text(json.dumps({**job, "never_reuse": allocator == NEVER_REUSE, "alone": alone}))
+            procs[name] = subprocess.Popen(
+                [sys.executable, "-m", "repro.stream", str(job_path), str(folder / f"{name}.pt")],
+                env=child_environment(allocator, device), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                text=True)
+        outputs, failures = {}, []
+        for name, proc in procs.items():
+            left = max(1.0, timeout - (time.perf_counter() - started))
+            try:
+                _, err = proc.communicate(timeout=left)
+            except subprocess.TimeoutExpired:
+                failures.append(f"{name} run did not finish in {timeout:.0f}s (a request hangs?); "
+                                f"raise --call-timeout if it is only slow")
+                break
+            if proc.returncode != 0:
+                failures.append(f"{name} run failed (exit {proc.returncode}): {_last_line(err)}")
+                break
             outputs[name] = torch.load(folder / f"{name}.pt", weights_only=True)
+            progress(f"  {name:14} done in {time.perf_counter() - started:.1f}s")
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     if failures:
         raise ChildFailed(failures[0])
-    for name, allocator in RUNS:
+    for name, allocator, _ in RUNS:
         if allocator == NEVER_REUSE and not outputs[name]["never_reuse_active"]:
             raise ChildFailed(f"{name}: the never-reuse allocator was not active in the child process")
     return outputs
 
 
-def first_disagreement(a: list[dict], b: list[dict]) -> dict | None:
-    """The first request where two never-reuse runs differ (latents or frames)."""
-    for x, y in zip(a, b):
-        if not (torch.equal(x["latents"], y["latents"]) and torch.equal(x["frames"], y["frames"])):
-            return x
-    return None
+def _bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.contiguous().reshape(-1).view(torch.uint8)  # bitwise: NaN equals the same NaN
 
 
-def request_record(reference: dict, normal: dict) -> dict:
-    """Compare one request of the normal run with the same request of the never-reuse run."""
-    outputs = compare_outputs(reference["latents"], reference["frames"], normal["latents"], normal["frames"])
+def compare_requests(reference: dict, other: dict) -> dict:
+    """Outputs bitwise (and the largest difference), frames by SSIM when there are any."""
+    a, b = reference["outputs"], other["outputs"]
+    same_layout = a.keys() == b.keys() and all(a[k].shape == b[k].shape and a[k].dtype == b[k].dtype for k in a)
+    equal = same_layout and all(torch.equal(_bytes(a[k]), _bytes(b[k])) for k in a)
+    if equal:
+        max_abs = 0.0
+    elif same_layout:
+        max_abs = max(((a[k].double() - b[k].double()).abs().max().item() for k in a if a[k].numel()), default=0.0)
+    else:
+        max_abs = math.inf
+    fa, fb = reference["frames"], other["frames"]
+    ssim = None
+    if fa is not None and fb is not None and fa.shape == fb.shape:
+        ssim = round(min(frame_ssim(fa.numpy(), fb.numpy())), 6)
+    return {"outputs_equal": equal, "max_abs_err": max_abs if math.isfinite(max_abs) else None, "ssim_min": ssim}
+
+
+def request_record(reference: dict, normal: dict, alone: dict) -> dict:
+    """One request: the normal run against the never-reuse run (address axis), and the
+    never-reuse run against the same request served alone (state axis)."""
+    address = compare_requests(reference, normal)
     conclusive = any(r["other_content"] for r in normal["reused"])
-    diverged = not outputs["latents_equal"] or not torch.equal(reference["frames"], normal["frames"])
-    verdict = DIVERGED if diverged else (CLEAN if conclusive else INCONCLUSIVE)
+    verdict = DIVERGED if not address["outputs_equal"] else (CLEAN if conclusive else INCONCLUSIVE)
+    state = compare_requests(alone, reference)
+    state["verdict"] = INDEPENDENT if state["outputs_equal"] else CARRIED
     return {"seed": normal["seed"], "request": normal["request"], "request_seed": normal["request_seed"],
             "prompt": normal["prompt"], "address_reused": bool(normal["reused"]),
             "reused_by_other_content": conclusive, "addresses": normal["addresses"],
             "reused": normal["reused"], "never_reuse_addresses": reference["addresses"],
-            "never_reuse_reused": reference["reused"], **outputs, "verdict": verdict}
+            "never_reuse_reused": reference["reused"], **address, "verdict": verdict, "state": state}
+
+
+def _on_freed(request: dict) -> int:
+    return sum(u.get("count", 1) for u in request["reused"])
 
 
 def allocator_summary(outputs: dict, device: torch.device) -> dict:
-    """Per run: the allocator, how many sources landed on a freed address, the probe."""
+    """Per run: the allocator, how many tracked tensors landed on a freed address, the probe."""
     summary = {}
-    for name, allocator in RUNS:
+    for name, allocator, _ in RUNS:
         requests = outputs[name]["requests"]
         summary[name] = {
             "allocator": allocator_label(allocator, device),
-            "sources": sum(len(r["addresses"]) for r in requests),
-            "sources_on_freed_address": sum(len(r["reused"]) for r in requests),
+            "sources": sum(r["sources"] for r in requests),
+            "sources_on_freed_address": sum(_on_freed(r) for r in requests),
             "probe": outputs[name]["probe"],
         }
     return summary
@@ -154,12 +203,12 @@ def allocator_summary(outputs: dict, device: torch.device) -> dict:
 
 def reference_unproven(summary: dict, device: torch.device) -> str | None:
     """Why the never-reuse runs cannot serve as the reference for a clean verdict, if so."""
-    for name, allocator in RUNS:
+    for name, allocator, _ in RUNS:
         if allocator != NEVER_REUSE:
             continue
         s = summary[name]
         if s["sources_on_freed_address"]:
-            return f"{name}: {s['sources_on_freed_address']} source(s) landed on a freed address"
+            return f"{name}: {s['sources_on_freed_address']} tensor(s) landed on a freed address"
         probe = s["probe"]
         reused = {k: probe[k] for k in ("object_ids", "host_addresses", "device_addresses") if probe.get(k)}
         if reused:
@@ -168,51 +217,97 @@ def reference_unproven(summary: dict, device: torch.device) -> str | None:
     return None
 
 
+def _where(r: dict) -> str:
+    return f"seed {r['seed']} request {r['request']} ({r['prompt']!r})"
+
+
+def _difference(d: dict) -> str:
+    parts = [f"max abs diff {d['max_abs_err']:.3g}" if d["max_abs_err"] is not None else "outputs differ in shape"]
+    if d["ssim_min"] is not None:
+        parts.append(f"min SSIM {d['ssim_min']:.2f}")
+    return ", ".join(parts)
+
+
 def overall_verdict(records: list[dict], unproven: str | None) -> tuple[str, str]:
     """(verdict, one line saying why)."""
     diverged = [r for r in records if r["verdict"] == DIVERGED]
+    carried = [r for r in records if r["state"]["verdict"] == CARRIED]
     clean = [r for r in records if r["verdict"] == CLEAN]
+    reasons = []
     if diverged:
         first = diverged[0]
         reused = "" if first["address_reused"] else \
-            " (none of its sources landed on a freed address: other state followed one)"
-        return ADDRESS_DEPENDENT, (f"{len(diverged)}/{len(records)} requests differ from the never-reuse run; first: "
-                                   f"seed {first['seed']} request {first['request']} ({first['prompt']!r}), "
-                                   f"min SSIM {first['ssim_min']:.2f}{reused}")
+            " (none of its tracked memory landed on a freed address: other state followed one)"
+        reasons.append(f"{len(diverged)}/{len(records)} requests differ from the never-reuse run; first: "
+                       f"{_where(first)}, {_difference(first)}{reused}")
+    if carried:
+        first = carried[0]
+        reasons.append(f"{len(carried)}/{len(records)} requests served after the others differ from the same "
+                       f"request served alone (never-reuse both); first: {_where(first)}, "
+                       f"{_difference(first['state'])}")
+    if diverged or carried:
+        verdict = BOTH if diverged and carried else (ADDRESS_DEPENDENT if diverged else CARRIES_STATE)
+        return verdict, "; ".join(reasons)
     if unproven:
         return INCONCLUSIVE, f"no request diverged, but the reference is not proven never-reuse: {unproven}"
     if clean:
-        return CLEAN, (f"{len(clean)} conclusive request(s) (a source on an address freed by other content), "
-                       f"none differ; {len(records) - len(clean)} inconclusive")
-    return INCONCLUSIVE, f"no source landed on an address freed by other content in {len(records)} requests"
+        return CLEAN, (f"{len(clean)} conclusive request(s) (memory freed by other content reused), none differ "
+                       f"on either axis; {len(records) - len(clean)} inconclusive")
+    return INCONCLUSIVE, f"no tracked tensor landed on memory freed by other content in {len(records)} requests"
+
+
+def first_positions(records: list[dict]) -> dict:
+    """axis -> position of its first diverging request, for the axes that diverged."""
+    first = {}
+    for i, r in enumerate(records):
+        if r["verdict"] == DIVERGED:
+            first.setdefault("address", i)
+        if r["state"]["verdict"] == CARRIED:
+            first.setdefault("state", i)
+    return first
 
 
 # --- results and report -----------------------------------------------------------
 
-def build_results(plan, cache: str | None, outputs: dict, seconds: float) -> dict:
+def nondeterminism(outputs: dict) -> str | None:
+    """Why the never-reuse runs cannot be compared with anything, if so."""
+    a, b = outputs["never_reuse_a"]["requests"], outputs["never_reuse_b"]["requests"]
+    for x, y in zip(a, b):
+        if not compare_requests(x, y)["outputs_equal"]:
+            return (f"the two never-reuse runs differ at {_where(x)}: the pipeline is not deterministic, "
+                    f"nothing can be concluded")
+    first, alone = a[0], outputs["alone"]["requests"][0]
+    if not compare_requests(first, alone)["outputs_equal"]:
+        return (f"the first request differs between two fresh never-reuse processes ({_where(first)}): the "
+                f"pipeline is not deterministic, nothing can be concluded")
+    return None
+
+
+def build_results(plan, label: str, cache: str | None, outputs: dict, seconds: float) -> dict:
     device = plan.device
     summary = allocator_summary(outputs, device)
-    spec = next(iter(plan.models))
     results = {"title": TITLE, "kind": "differential", "environment": describe(device),
-               "plan": {"model": spec, "cache": cache or BUILT_IN, "seeds": plan.seeds, "requests": plan.requests,
+               "plan": {"model": label, "cache": cache or BUILT_IN, "seeds": plan.seeds, "requests": plan.requests,
                         "steps": plan.steps, "prompts": list(plan.prompts), "source_strategy": "natural_reuse"},
                "model": outputs["normal"]["model"], "allocators": summary, "records": [], "clips": {}}
     results["environment"]["seconds"] = round(seconds, 2)
-    a, b = outputs["never_reuse_a"]["requests"], outputs["never_reuse_b"]["requests"]
-    disagreement = first_disagreement(a, b)
-    if disagreement is not None:
-        results["verdict"] = NONDETERMINISTIC
-        results["reason"] = (f"the two never-reuse runs differ at seed {disagreement['seed']} request "
-                             f"{disagreement['request']}: the pipeline is not deterministic, nothing can be concluded")
+    why = nondeterminism(outputs)
+    if why is not None:
+        results["verdict"], results["reason"] = NONDETERMINISTIC, why
         return results
-    records = [request_record(ref, normal) for ref, normal in zip(a, outputs["normal"]["requests"])]
+    a, normal, alone = (outputs[n]["requests"] for n in ("never_reuse_a", "normal", "alone"))
+    records = [request_record(*requests) for requests in zip(a, normal, alone)]
     results["records"] = records
     results["verdict"], results["reason"] = overall_verdict(records, reference_unproven(summary, device))
     first = next((i for i, r in enumerate(records) if r["verdict"] == DIVERGED), None)
     if first is not None:
         results["first_diverged"] = {k: records[first][k] for k in ("seed", "request", "prompt")}
-        results["clips"]["first_diverged"] = {"never_reuse": encode_clip(a[first]["frames"]),
-                                              "normal": encode_clip(outputs["normal"]["requests"][first]["frames"])}
+        if a[first]["frames"] is not None and normal[first]["frames"] is not None:
+            results["clips"]["first_diverged"] = {"never_reuse": encode_clip(a[first]["frames"]),
+                                                  "normal": encode_clip(normal[first]["frames"])}
+    carried = next((i for i, r in enumerate(records) if r["state"]["verdict"] == CARRIED), None)
+    if carried is not None:
+        results["first_carried"] = {k: records[carried][k] for k in ("seed", "request", "prompt")}
     return results
 
 
@@ -222,6 +317,10 @@ def describe_reuse(reused: list[dict]) -> str:
                      for u in reused) or "-"
 
 
+def _ssim(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
 def build_blocks(results: dict, files: dict) -> list:
     """The report's blocks; the media they show go into ``files`` (name -> bytes)."""
     # Imported here: the report pulls in matplotlib, which the command line needs only now.
@@ -229,15 +328,17 @@ def build_blocks(results: dict, files: dict) -> list:
 
     plan, env = results["plan"], results["environment"]
     blocks: list = [Heading(results["title"], 1), Para(
-        f"Model {plan['model']}, cache: {plan['cache']}; {plan['requests']} requests per seed for seeds "
+        f"Pipeline {plan['model']}, cache: {plan['cache']}; {plan['requests']} requests per seed for seeds "
         f"{', '.join(map(str, plan['seeds']))}, served back to back in one stream, on {env['device']} "
-        f"({env['device_name']}), torch {env['torch']}, git {env['git_revision']}. The same requests ran in three "
+        f"({env['device_name']}), torch {env['torch']}, git {env['git_revision']}. The same requests ran in four "
         f"fresh processes: twice under an allocator that never hands a freed address back, once under the normal "
-        f"allocator. A request whose sources did not land on an address freed by other content is inconclusive, "
-        f"never a pass.")]
+        f"allocator, and once never-reuse with each request served alone in a fresh process. A request whose "
+        f"memory did not land where other content had been is inconclusive on the address axis, never a pass.")]
     blocks += [Heading("Verdict"), Para(f"{results['verdict']}: {results['reason']}")]
+    for finding in results.get("localised", []):
+        blocks += [Para(f"{finding['axis']}: {finding['place']}")]
     blocks += [Heading("Allocators"), Table(
-        ["run", "allocator", "sources on a freed address", "probe: same id() / host address" +
+        ["run", "allocator", "tracked tensors on a freed address", "probe: same id() / host address" +
          (" / device address" if "device_addresses" in results["allocators"]["normal"]["probe"] else "")],
         [[name, s["allocator"], f"{s['sources_on_freed_address']}/{s['sources']}",
           " / ".join(f"{s['probe'][k]}" for k in ("object_ids", "host_addresses", "device_addresses")
@@ -245,13 +346,14 @@ def build_blocks(results: dict, files: dict) -> list:
          for name, s in results["allocators"].items()])]
     if results["records"]:
         blocks += [Heading("Requests"), Para(
-            "Each request of the normal run against the same request of a never-reuse run: latents bitwise "
-            "(torch.equal), SSIM of the decoded frames, and which earlier source had held the address its "
-            "sources landed on."), Table(
-            ["seed", "request", "prompt", "sources on a freed address", "latents equal", "min SSIM", "verdict"],
-            [[str(r["seed"]), str(r["request"]), r["prompt"],
-              describe_reuse(r["reused"]),
-              "yes" if r["latents_equal"] else "no", f"{r['ssim_min']:.2f}", r["verdict"]]
+            "Address axis: each request of the normal run against the same request of a never-reuse run (outputs "
+            "bitwise, SSIM of frames when there are any), and which earlier request had held the memory it landed "
+            "on. State axis: the never-reuse run's request against the same request served alone."), Table(
+            ["seed", "request", "prompt", "freed memory reused", "outputs equal", "min SSIM", "address axis",
+             "alone: equal", "state axis"],
+            [[str(r["seed"]), str(r["request"]), r["prompt"], describe_reuse(r["reused"]),
+              "yes" if r["outputs_equal"] else "no", _ssim(r["ssim_min"]), r["verdict"],
+              "yes" if r["state"]["outputs_equal"] else "no", r["state"]["verdict"]]
              for r in results["records"]])]
     clip = results["clips"].get("first_diverged")
     if clip:
@@ -299,15 +401,55 @@ def rerender(folder: Path) -> bool:
     return True
 
 
+# --- the pre-flight call --------------------------------------------------------------
+
+def preflight(spec: str, prompt: str, seed: int, timeout: float, kwargs: dict | None = None) -> float:
+    """Import and call ``spec`` once in this process, before any long work; returns the
+    seconds it took. Raises :class:`CallSpecError` (one line) when it cannot serve."""
+    box: dict = {}
+
+    def call():
+        started = time.perf_counter()
+        try:
+            box["outputs"] = as_outputs(resolve_call(spec, kwargs)(prompt, seed))
+        except BaseException as exc:  # noqa: BLE001 - whatever it does, the user gets one line
+            box["error"] = exc
+        box["seconds"] = time.perf_counter() - started
+
+    worker = threading.Thread(target=call, daemon=True)  # a call that hangs is left behind, the command ends
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise CallSpecError(f"--call {spec}: the first call ({prompt!r}, {seed}) did not return in {timeout:g}s "
+                            f"(raise --call-timeout if it is only slow)")
+    exc = box.get("error")
+    if isinstance(exc, CallSpecError):
+        raise CallSpecError(f"--call {spec}: {exc}") if not str(exc).startswith("--call") else exc
+    if isinstance(exc, SystemExit):
+        raise CallSpecError(f"--call {spec}: the function exited (SystemExit {exc.code!r}) instead of returning")
+    if exc is not None:
+        frames = traceback.extract_tb(exc.__traceback__)
+        at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        raise CallSpecError(f"--call {spec}: the function raised {type(exc).__name__}: {exc}{at}")
+    return box["seconds"]
+
+
 # --- the command ------------------------------------------------------------------
 
 def add_arguments(p) -> None:
     from harness.cli import MAX_REQUESTS, MAX_STEPS, count_argument, seed_argument
-    p.add_argument("--model", required=True, metavar="NAME",
-                   help="toy, helios, wan, or package.module:factory for your own")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--model", metavar="NAME", help="toy, helios, wan, or package.module:factory for your own")
+    what.add_argument("--call", metavar="SPEC",
+                      help="package.module:fn, called as fn(prompt: str, seed: int) per request; it returns a "
+                           "tensor, an ndarray, a PIL image, a list of frames, or a dict of those")
+    p.add_argument("--prompts", type=Path, metavar="FILE", default=None,
+                   help="prompts, one a line, served in turn (default: the built-in four)")
+    p.add_argument("--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT, metavar="SECONDS",
+                   help=f"longest one request may take (default {DEFAULT_CALL_TIMEOUT:g})")
     p.add_argument("--cache", metavar="SPEC", default=None,
-                   help="attach this cache design first, to demonstrate (default: the model as it is, "
-                        "with whatever caches it has built in)")
+                   help="with --model: attach this cache design first, to demonstrate (default: the model as it "
+                        "is, with whatever caches it has built in)")
     p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=DEFAULT_REQUESTS,
                    help=f"requests per seed (default {DEFAULT_REQUESTS})")
     p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
@@ -318,13 +460,20 @@ def add_arguments(p) -> None:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when available, else CPU")
     p.add_argument("--out", type=Path, default=None,
-                   help="output folder (default: reports/<run-id>, with reports/latest pointing at it)")
+                   help="output folder (default: reports/<run-id>, with reports/latest-differential pointing at it)")
     p.set_defaults(preset="tiny", threads=1, scenario=None)
 
 
-def _one_model(args):
-    """prepare_run checks lists of models for duplicates; the differential check serves one."""
-    return argparse.Namespace(**{**vars(args), "model": [args.model]})
+def read_prompts(parser, path: Path | None) -> tuple[str, ...] | None:
+    if path is None:
+        return None
+    try:
+        prompts = tuple(line.strip() for line in path.read_text().splitlines() if line.strip())
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.error(f"--prompts {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
+    if not prompts:
+        parser.error(f"--prompts {path}: no prompt in it (one a line)")
+    return prompts
 
 
 def _give_up(message: str, out: Path, existed: bool) -> int:
@@ -332,46 +481,95 @@ def _give_up(message: str, out: Path, existed: bool) -> int:
     if not existed and out.is_dir() and not any(out.iterdir()):
         out.rmdir()
     print(f"error: {message}", file=sys.stderr)
-    return 2
+    return EXIT_USAGE
 
 
 def main(parser, args) -> int:
     existed = args.out is not None and args.out.exists()
-    plan, out, update_latest = prepare_run(parser, _one_model(args), [args.cache] if args.cache else [],
-                                           {args.model: ["natural_reuse"]})
+    try:
+        return check(parser, args)
+    except KeyboardInterrupt:  # the children are stopped; leave no empty folder this run made
+        out = args.out
+        if out is not None and not existed and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        raise
+
+
+def check(parser, args) -> int:
+    if args.call and (args.cache or args.steps or args.dtype):
+        parser.error("--cache, --steps and --dtype apply to --model only")
+    if not args.call_timeout > 0:
+        parser.error("--call-timeout must be a positive number of seconds")
+    prompts = read_prompts(parser, args.prompts)
+    existed = args.out is not None and args.out.exists()
+    models = {args.model: ["natural_reuse"]} if args.model else {}
+    plan, out, update_latest = prepare_run(parser, argparse.Namespace(**{**vars(args), "model": list(models)}),
+                                           [args.cache] if args.cache else [], models)
+    if prompts:
+        plan.prompts = prompts
     try:
         never_reuse.environment(plan.device)
     except never_reuse.NeverReuseUnavailable as exc:
         return _give_up(str(exc), out, existed)
     requests = [[seed, index, prompt, rseed] for seed in plan.seeds
                 for index, (prompt, rseed) in enumerate(case_requests(plan.prompts, seed, plan.requests))]
-    job = {"model": args.model, "cache": args.cache, "device": str(plan.device), "steps": plan.steps,
-           "dtype": args.dtype, "requests": requests}
-    print(f"serving {args.model} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
-          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse x2, normal)",
-          flush=True)
+    timings = {}
+    if args.call:
+        started = time.perf_counter()
+        print(f"pre-flight: one call of {args.call} in this process", flush=True)
+        try:
+            preflight(args.call, requests[0][2], requests[0][3], args.call_timeout)
+        except CallSpecError as exc:
+            return _give_up(str(exc), out, existed)
+        timings["pre-flight"] = time.perf_counter() - started
+    job = {"model": args.model, "call": args.call, "cache": args.cache, "device": str(plan.device),
+           "steps": plan.steps, "dtype": args.dtype, "requests": requests}
+    label = args.call or args.model
+    print(f"serving {label} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
+          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in four processes (never-reuse x2, normal, "
+          f"never-reuse with each request alone)", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
-            outputs = run_children(job, plan.device, Path(tmp))
+            outputs = run_children(job, plan.device, Path(tmp), args.call_timeout * len(requests) + 60)
     except ChildFailed as exc:
         return _give_up(str(exc), out, existed)
-    results = build_results(plan, args.cache, outputs, time.perf_counter() - started)
+    timings["serve"] = time.perf_counter() - started
+    results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
+    first = first_positions(results["records"])
+    if first and args.call:
+        from harness.pinpoint import localise_findings
+        started = time.perf_counter()
+        print(f"localising: serving again up to the first diverging request with tracing on", flush=True)
+        results["localised"] = localise_findings(job, requests, first, lambda a: child_environment(a, plan.device),
+                                                 args.call_timeout * len(requests) + 60)
+        timings["localise"] = time.perf_counter() - started
+        results["environment"]["seconds"] = round(sum(timings.values()), 2)
+    results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
+    started = time.perf_counter()
     write_results(out, results)
+    timings["report"] = time.perf_counter() - started
     if update_latest:
         point_latest(out, kind="differential")
-    for r in results["records"]:
-        reused = describe_reuse(r["reused"])
-        print(f"  seed {r['seed']} request {r['request']}: {r['verdict']:12} latents "
-              f"{'equal' if r['latents_equal'] else 'differ'}, min SSIM {r['ssim_min']:.2f}, freed address: {reused}")
-    for name, s in results["allocators"].items():
-        p = s["probe"]
-        print(f"  {name:14} sources on a freed address {s['sources_on_freed_address']}/{s['sources']}; probe: same "
-              f"id() {p['object_ids']}/{p['trials']}, same host address {p['host_addresses']}/{p['trials']}"
-              + (f", same device address {p['device_addresses']}/{p['trials']}" if "device_addresses" in p else ""))
-    print(f"{results['verdict'].upper()}: {results['reason']}")
-    print(f"{results['environment']['seconds']}s; report: {out / 'report.md'}  {out / 'report.html'}")
+    print_summary(results)
+    print(f"{' '.join(f'{k} {v:.1f}s' for k, v in timings.items())}; report: {out / 'report.md'}  "
+          f"{out / 'report.html'}")
     return EXIT_CODES[results["verdict"]]
 
+
+def print_summary(results: dict) -> None:
+    for r in results["records"]:
+        print(f"  seed {r['seed']} request {r['request']}: address {r['verdict']:12} state "
+              f"{r['state']['verdict']:11} outputs {'equal' if r['outputs_equal'] else 'differ'}, "
+              f"min SSIM {_ssim(r['ssim_min'])}, freed memory reused: {describe_reuse(r['reused'])}")
+    for name, s in results["allocators"].items():
+        p = s["probe"]
+        print(f"  {name:14} tracked tensors on a freed address {s['sources_on_freed_address']}/{s['sources']}; "
+              f"probe: same id() {p['object_ids']}/{p['trials']}, same host address {p['host_addresses']}/"
+              f"{p['trials']}" + (f", same device address {p['device_addresses']}/{p['trials']}"
+                                  if "device_addresses" in p else ""))
+    for finding in results.get("localised", []):
+        print(f"{finding['place']}")
+    print(f"{results['verdict'].upper()}: {results['reason']}")

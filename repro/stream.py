@@ -1,25 +1,36 @@
-"""One stream of back-to-back requests in this process, recorded for the
-differential check (``harness.differential``), which runs this module as a script
-in fresh child processes: ``python -m repro.stream JOB.json OUT.pt``.
+"""Back-to-back requests in this process, recorded for the differential check
+(``harness.differential``), which runs this module as a script in fresh child
+processes: ``python -m repro.stream JOB.json OUT.pt``.
 
-The requests are served as a server serves them (the ``natural_reuse`` source
-strategy): fresh prompt sources, freed at the end of each request, the allocator
-decides where the next ones go. Per request: latents, frames, where each source
-lived, and which earlier source had held that address (by then freed), with or
-without the same content.
+The pipeline is a model (``job["model"]``, served by ``repro.serving`` as a server
+serves it: fresh prompt sources, freed at the end of each request, the allocator
+decides where the next ones go) or a plain function (``job["call"]``,
+``fn(prompt, seed)``). Per request: its outputs, frames when there are images,
+and which memory of an earlier request its tensors landed on, by then freed.
+
+``job["alone"]``: serve each request alone instead, as the first of a fresh
+process. This process imports what the pipeline needs, then forks one child per
+request, before anything is built or called: each child starts from the state a
+fresh process has.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 import sys
+import traceback
 from pathlib import Path
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 from cache_impl import resolve
 from repro import never_reuse
+from repro.callable import as_outputs, frames_of, resolve_call
 from repro.models import load_model
 from repro.serving import STRATEGIES, serve
 
@@ -30,10 +41,14 @@ def digest(tensor: torch.Tensor) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
-def serve_recorded(job: dict) -> dict:
-    """Serve ``job["requests"]`` (``[seed, index, prompt, request_seed]`` each) through
+def _request_label(request) -> str:
+    seed, index = request[0], request[1]
+    return f"seed {seed} request {index}"
+
+
+def serve_model(job: dict, requests: list) -> dict:
+    """Serve ``requests`` (``[seed, index, prompt, request_seed]`` each) through
     ``job["model"]`` with ``job["cache"]`` attached (None: the model as it is)."""
-    torch.set_num_threads(1)  # one thread: the same reductions in the same order in every run
     device = torch.device(job["device"])
     dtype = getattr(torch, job["dtype"]) if job["dtype"] else None
     model = load_model(job["model"], device, steps=job["steps"], dtype=dtype)
@@ -46,20 +61,124 @@ def serve_recorded(job: dict) -> dict:
         contents.update({role: digest(src) for role, src in sources.items()})
         return None  # no K/V observer: the check looks at outputs only
 
-    requests = job["requests"]
     stream = serve(model, STRATEGIES["natural_reuse"](model), [(prompt, rseed) for _, _, prompt, rseed in requests],
                    on_request_start=record_contents)
     served = []
-    for (seed, index, prompt, rseed), req in zip(requests, stream):
+    for request, req in zip(requests, stream):
+        seed, index, prompt, rseed = request
         reused = [{"role": role, "previous": held[address][0], "other_content": held[address][1] != contents[role]}
                   for role, address in req.addresses.items() if address in held]
         for role, address in req.addresses.items():
-            held[address] = (f"seed {seed} request {index} ({role})", contents[role])
+            held[address] = (f"{_request_label(request)} ({role})", contents[role])
         served.append({"seed": seed, "request": index, "request_seed": rseed, "prompt": prompt,
                        "addresses": {role: hex(a) for role, a in req.addresses.items()}, "reused": reused,
-                       "latents": req.latents.detach().cpu(), "frames": req.frames})
-    return {"never_reuse_active": never_reuse.is_active(), "probe": never_reuse.reuse_probe(device),
-            "model": model.describe(), "requests": served}
+                       "sources": len(req.addresses),
+                       "outputs": {"latents": req.latents.detach().cpu()}, "frames": req.frames})
+    return {"model": model.describe(), "requests": served}
+
+
+class NewAllocations(TorchDispatchMode):
+    """The memory each tensor operation allocates: an output whose storage is none of
+    its inputs' (views and in-place results are not new memory)."""
+
+    def __init__(self):
+        super().__init__()
+        self.addresses: set[int] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        inputs = {_storage(t) for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor):
+                address = _storage(t)
+                if address and address not in inputs:
+                    self.addresses.add(address)
+        return out
+
+
+def _storage(t: torch.Tensor) -> int:
+    try:
+        storage = t.untyped_storage()
+        return storage.data_ptr() if storage.nbytes() else 0
+    except (RuntimeError, NotImplementedError):  # no storage (a tensor subclass, meta)
+        return 0
+
+
+def serve_call(job: dict, requests: list, tracer=None, traced=()) -> dict:
+    """Serve ``requests`` by calling ``job["call"]`` as ``fn(prompt, request_seed)``, back to back.
+    The requests at positions ``traced`` are called as ``tracer(fn, prompt, seed)``, which returns
+    (the value, a JSON-able trace): ``result["traces"]`` maps the position to it."""
+    fn = resolve_call(job["call"], job.get("call_kwargs"))
+    held: dict[int, str] = {}  # address -> the request whose tensor last held it
+    served, traces = [], {}
+    for position, request in enumerate(requests):
+        seed, index, prompt, rseed = request
+        log = NewAllocations()
+        if position in traced:  # the recorder alone: its line tracer would name the log's frames
+            value, traces[position] = tracer(fn, prompt, rseed)
+        else:
+            with log:
+                value = fn(prompt, rseed)
+        outputs = as_outputs(value)
+        del value
+        earlier: dict[str, int] = {}
+        for address in log.addresses:
+            if address in held:
+                earlier[held[address]] = earlier.get(held[address], 0) + 1
+        label = _request_label(request)
+        held.update(dict.fromkeys(log.addresses, label))
+        # Requests differ in prompt or seed, so memory of an earlier one held other content.
+        reused = [{"role": f"{n} tensor(s)", "previous": previous, "other_content": True, "count": n}
+                  for previous, n in earlier.items()]
+        served.append({"seed": seed, "request": index, "request_seed": rseed, "prompt": prompt,
+                       "addresses": {}, "reused": reused, "sources": len(log.addresses),
+                       "outputs": outputs, "frames": frames_of(outputs)})
+    return {"model": {"name": job["call"]}, "requests": served, "traces": traces}
+
+
+def serve_requests(job: dict, requests: list) -> dict:
+    torch.set_num_threads(1)  # one thread: the same reductions in the same order in every run
+    return (serve_call if job.get("call") else serve_model)(job, requests)
+
+
+def _warm_up() -> None:
+    """Load what every child would otherwise load again on first use (lazy imports of
+    the dispatch mode and of torch.save), touching no state of the pipeline."""
+    with NewAllocations():
+        torch.zeros(2) + 1
+    torch.save({"x": torch.zeros(1)}, io.BytesIO())
+
+
+def serve_each_alone(job: dict, folder: Path) -> dict:
+    """Each request as the first one of a fresh process (a fork of this one, which has
+    built and called nothing)."""
+    if job.get("call"):
+        resolve_call(job["call"], job.get("call_kwargs"))  # imports only: the module's state starts empty
+    _warm_up()
+    served, model = [], None
+    for i, request in enumerate(job["requests"]):
+        out = folder / f"alone-{i}.pt"
+        pid = os.fork()
+        if pid == 0:  # the child: serve one request, write it, leave without running the parent's cleanup
+            code = 0
+            try:
+                torch.save(serve_requests(job, [request]), out)
+            except BaseException:  # noqa: BLE001 - reported to the parent as the child's last line
+                traceback.print_exc()
+                code = 1
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{_request_label(request)} served alone failed "
+                               f"(exit {os.waitstatus_to_exitcode(status)})")
+        result = torch.load(out, weights_only=True)
+        out.unlink()
+        model = result["model"]
+        served += result["requests"]
+        print(f"alone: {_request_label(request)} done", file=sys.stderr, flush=True)
+    return {"model": model, "requests": served}
 
 
 def main(argv) -> int:
@@ -69,7 +188,13 @@ def main(argv) -> int:
         print("the never-reuse allocator did not load in the child process (the loader refused the "
               f"LD_PRELOAD of libasan): {never_reuse.INSTALL_HINT}", file=sys.stderr)
         return 2
-    torch.save(serve_recorded(job), out_path)
+    if job.get("alone"):
+        result = serve_each_alone(job, Path(out_path).parent)
+    else:
+        result = serve_requests(job, job["requests"])
+    probe = never_reuse.reuse_probe(torch.device(job["device"]))
+    result.update(never_reuse_active=never_reuse.is_active(), probe=probe)
+    torch.save(result, out_path)
     return 0
 
 

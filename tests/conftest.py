@@ -20,6 +20,9 @@ def pytest_addoption(parser):
     group.addoption("--sweep-model", action="append", default=None, metavar="NAME",
                     help="models of the pipeline sweep: toy (default), helios, wan or package.module:factory; "
                          "repeat for several")
+    group.addoption("--hunt", action="store_true",
+                    help="run every cell of the diffusers hunt, one test per hook configuration (minutes each); "
+                         "without it only the text K/V cache's cell runs")
 
 
 def pytest_configure(config):
@@ -47,6 +50,13 @@ def pytest_generate_tests(metafunc):
         models = metafunc.config.getoption("--sweep-model") or ["toy"]
         cases = [(m, s, d, seed) for m in models for s in STRATEGIES for d in designs for seed in seeds]
         metafunc.parametrize("sweep_case", cases, ids=[f"{m}-{s}-{d}-seed{seed}" for m, s, d, seed in cases])
+    if "hunt_hook" in metafunc.fixturenames:
+        from repro.models import hunt_models
+        hooks = hunt_models.hook_names()
+        if not metafunc.config.getoption("--hunt"):
+            # The one cell every run keeps: the hook keyed by an address, the hunt's reason to exist.
+            hooks = [h for h in hooks if h == "TextKVCacheConfig"]
+        metafunc.parametrize("hunt_hook", hooks)
     if "scenario" in metafunc.fixturenames:
         metafunc.parametrize("scenario", CATALOGUE, ids=[s.name for s in CATALOGUE])
 

@@ -15,8 +15,8 @@ import pytest
 import torch
 
 from harness.__main__ import main
-from harness.differential import (ADDRESS_DEPENDENT, CLEAN, DIVERGED, EXIT_CODES, INCONCLUSIVE, NONDETERMINISTIC,
-                                  build_results, overall_verdict)
+from harness.differential import (ADDRESS_DEPENDENT, BOTH, CARRIED, CARRIES_STATE, CLEAN, DIVERGED, EXIT_CODES,
+                                  INCONCLUSIVE, INDEPENDENT, NONDETERMINISTIC, build_results, overall_verdict)
 from harness.run import RunPlan
 from repro import never_reuse
 
@@ -62,29 +62,36 @@ def test_a_missing_never_reuse_allocator_is_one_line_and_writes_nothing(tmp_path
 
 
 def _outputs(latents_b: float) -> dict:
-    """Three runs' outputs of one request; the second never-reuse run's latents are ``latents_b``."""
+    """Four runs' outputs of one request; the second never-reuse run's latents are ``latents_b``."""
     def run(value, active):
         request = {"seed": 0, "request": 0, "request_seed": 0, "prompt": "p", "addresses": {"positive": "0x10"},
-                   "reused": [], "latents": torch.full((2, 2), value),
+                   "reused": [], "sources": 1, "outputs": {"latents": torch.full((2, 2), value)},
                    "frames": torch.zeros(1, 8, 8, 3, dtype=torch.uint8)}
         return {"never_reuse_active": active, "model": {"name": "m"}, "requests": [request],
                 "probe": {"trials": 1, "object_ids": 0, "host_addresses": 0}}
-    return {"never_reuse_a": run(0.0, True), "never_reuse_b": run(latents_b, True), "normal": run(0.0, False)}
+    return {"never_reuse_a": run(0.0, True), "never_reuse_b": run(latents_b, True), "normal": run(0.0, False),
+            "alone": run(0.0, True)}
 
 
 @pytest.mark.core_model
 def test_never_reuse_runs_that_disagree_make_the_check_stop_as_nondeterministic():
     plan = RunPlan(caches=[], models={"m": ["natural_reuse"]}, seeds=[0], requests=1, device=torch.device("cpu"))
-    results = build_results(plan, None, _outputs(latents_b=1.0), seconds=0.0)
+    results = build_results(plan, "m", None, _outputs(latents_b=1.0), seconds=0.0)
     assert results["verdict"] == NONDETERMINISTIC and results["records"] == []
     assert "not deterministic" in results["reason"] and "seed 0 request 0" in results["reason"]
-    assert build_results(plan, None, _outputs(latents_b=0.0), seconds=0.0)["verdict"] == INCONCLUSIVE
+    assert build_results(plan, "m", None, _outputs(latents_b=0.0), seconds=0.0)["verdict"] == INCONCLUSIVE
+    nan = _outputs(latents_b=float("nan"))
+    for run in ("never_reuse_a", "alone"):
+        nan[run]["requests"][0]["outputs"]["latents"].fill_(float("nan"))
+    assert build_results(plan, "m", None, nan, seconds=0.0)["verdict"] != NONDETERMINISTIC  # bitwise: NaN == NaN
 
 
 @pytest.mark.core_model
-def test_verdicts_follow_the_requests():
-    def record(verdict, reused=True):
-        return {"verdict": verdict, "address_reused": reused, "seed": 0, "request": 1, "prompt": "p", "ssim_min": 0.2}
+def test_verdicts_follow_the_requests_on_both_axes():
+    def record(verdict, reused=True, state=INDEPENDENT):
+        return {"verdict": verdict, "address_reused": reused, "seed": 0, "request": 1, "prompt": "p",
+                "ssim_min": 0.2, "max_abs_err": 1.0,
+                "state": {"verdict": state, "ssim_min": None, "max_abs_err": 2.0}}
 
     assert overall_verdict([record(INCONCLUSIVE, False), record(DIVERGED)], None)[0] == ADDRESS_DEPENDENT
     assert overall_verdict([record(INCONCLUSIVE, False), record(CLEAN)], None)[0] == CLEAN
@@ -92,6 +99,11 @@ def test_verdicts_follow_the_requests():
     # A reference that reused addresses itself proves nothing clean, but a divergence still counts.
     assert overall_verdict([record(CLEAN)], "the probe saw reuse")[0] == INCONCLUSIVE
     assert overall_verdict([record(DIVERGED)], "the probe saw reuse")[0] == ADDRESS_DEPENDENT
+    # The state axis needs no address reuse: served alone, no address can explain a difference.
+    assert overall_verdict([record(INCONCLUSIVE, False, CARRIED)], None)[0] == CARRIES_STATE
+    assert overall_verdict([record(CLEAN, state=CARRIED)], "the probe saw reuse")[0] == CARRIES_STATE
+    assert overall_verdict([record(DIVERGED), record(CLEAN, state=CARRIED)], None)[0] == BOTH
+    assert len(set(EXIT_CODES.values())) == len(EXIT_CODES) and 2 not in EXIT_CODES.values()
 
 
 @needs_asan
@@ -103,7 +115,7 @@ def test_the_pre_fix_cache_is_found_address_dependent_and_the_fix_clean(tmp_path
     assert results["verdict"] == ADDRESS_DEPENDENT
     first = results["first_diverged"]
     record = next(r for r in results["records"] if (r["seed"], r["request"]) == (first["seed"], first["request"]))
-    assert record["verdict"] == DIVERGED and not record["latents_equal"] and record["ssim_min"] < 0.9
+    assert record["verdict"] == DIVERGED and not record["outputs_equal"] and record["ssim_min"] < 0.9
     diverged = [r for r in results["records"] if r["verdict"] == DIVERGED]
     assert any(r["address_reused"] for r in diverged)  # where sources landed on freed addresses
     assert f"request {first['request']}" in printed
@@ -124,7 +136,7 @@ def test_the_pre_fix_cache_is_found_address_dependent_and_the_fix_clean(tmp_path
                                           "--seed", "0", "--requests", "4", "--steps", "2")
     assert code == EXIT_CODES[CLEAN] == 0, printed
     assert results["verdict"] == CLEAN
-    assert all(r["latents_equal"] for r in results["records"])
+    assert all(r["outputs_equal"] for r in results["records"])
     assert any(r["verdict"] == CLEAN and r["reused_by_other_content"] for r in results["records"])
 
 
@@ -229,3 +241,151 @@ def test_an_lru_cache_hidden_in_a_model_written_outside_the_repo_is_found(tmp_pa
     diverged = [r for r in results["records"] if r["verdict"] == DIVERGED]
     # Its only cache is keyed by a source's address: no divergence without a source on a freed one.
     assert diverged and all(r["address_reused"] for r in diverged)
+
+
+OUTSIDE_FUNCTIONS = '''
+"""Pipelines written outside the repository, as plain functions fn(prompt, seed)."""
+import functools
+import os
+import weakref
+
+import torch
+
+WEIGHT = torch.randn(32, 32, generator=torch.Generator().manual_seed(0))
+
+
+def _states(prompt):
+    # 256 KiB: malloc gives it a mapping of its own, which the next request's states get back.
+    return torch.randn(2048, 32, generator=torch.Generator().manual_seed(sum(map(ord, prompt))))
+
+
+class _ByAddress:
+    """Lets lru_cache take a tensor without keeping it alive: hashed by its address."""
+
+    def __init__(self, tensor):
+        self.tensor = weakref.ref(tensor)
+        self.key = (tensor.data_ptr(), tuple(tensor.shape))
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return self.key == other.key
+
+
+@functools.lru_cache(maxsize=4)
+def _projected(states):
+    return states.tensor()[:16] @ WEIGHT
+
+
+def project(states):
+    return _projected(_ByAddress(states))
+
+
+def _denoise(text, seed):
+    x = torch.randn(64, 32, generator=torch.Generator().manual_seed(seed))
+    for _ in range(3):
+        x = x + torch.softmax(x @ text.T, dim=-1) @ text
+    return x
+
+
+def with_lru(prompt, seed):
+    return _denoise(project(_states(prompt)), seed)
+
+
+_LAST = {}
+
+
+def with_memo(prompt, seed):
+    text = _states(prompt)[:16] @ WEIGHT
+    if "text" not in _LAST:  # the first request's projection, never invalidated
+        _LAST["text"] = text
+    return _denoise(_LAST["text"], seed)
+
+
+def clean(prompt, seed):
+    return {"latents": _denoise(_states(prompt)[:16] @ WEIGHT, seed),
+            "frames": [torch.full((8, 8, 3), seed % 256, dtype=torch.uint8)] * 2}
+
+
+def returns_none(prompt, seed):
+    return None
+
+
+def raises(prompt, seed):
+    raise ValueError("no GPU here")
+
+
+def exits(prompt, seed):
+    raise SystemExit(3)
+
+
+def hangs(prompt, seed):
+    import time
+    time.sleep(60)
+
+
+def nondeterministic(prompt, seed):
+    return torch.tensor(list(os.urandom(8)))
+'''
+
+
+@pytest.fixture
+def outside_functions(tmp_path, monkeypatch):
+    package = tmp_path / "outside" / "theirfns"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "fns.py").write_text(OUTSIDE_FUNCTIONS)
+    monkeypatch.syspath_prepend(str(tmp_path / "outside"))  # the children get the parent's sys.path
+    return "theirfns.fns"
+
+
+@needs_asan
+@pytest.mark.parametrize("fn, verdict", [("with_lru", ADDRESS_DEPENDENT), ("with_memo", CARRIES_STATE),
+                                         ("clean", CLEAN)])
+def test_call_finds_what_a_function_written_outside_the_repo_does(tmp_path, capsys, outside_functions, fn, verdict):
+    code, results, printed, _ = run_check(tmp_path, capsys, "--call", f"{outside_functions}:{fn}",
+                                          "--seed", "0", "--requests", "4")
+    assert (code, results["verdict"]) == (EXIT_CODES[verdict], verdict), printed
+    records = results["records"]
+    if verdict != CLEAN:  # the first divergence is named in the function's own code, like a linter
+        (finding,) = results["localised"]
+        source = (tmp_path / "outside" / "theirfns" / "fns.py").read_text().splitlines()
+        path, line, _ = finding["place"].split(":", 2)
+        assert path.endswith("theirfns/fns.py") and finding["place"] in printed, finding
+        # lru_cache: where the helper hands back the cached projection; memo: where the memo is read.
+        assert {"with_lru": "return _projected(", "with_memo": '_LAST["text"]'}[fn] in source[int(line) - 1]
+    if verdict == ADDRESS_DEPENDENT:  # only where its input landed on a freed address; nothing carried otherwise
+        diverged = [r for r in records if r["verdict"] == DIVERGED]
+        assert diverged and all(r["address_reused"] for r in diverged)
+        assert all(r["state"]["verdict"] == INDEPENDENT for r in records)
+    if verdict == CARRIES_STATE:  # every request after the first, with or without address reuse
+        assert [r["state"]["verdict"] for r in records] == [INDEPENDENT] + [CARRIED] * 3
+        assert all(r["outputs_equal"] for r in records)
+    if verdict == CLEAN:
+        assert any(r["verdict"] == CLEAN for r in records) and all(r["outputs_equal"] for r in records)
+        assert all(r["ssim_min"] == 1.0 for r in records)  # its frames were found and compared
+        for run in ("never_reuse_a", "never_reuse_b", "alone"):
+            assert results["allocators"][run]["sources_on_freed_address"] == 0
+
+
+@needs_asan
+@pytest.mark.core_model
+@pytest.mark.parametrize("fn, says", [("returns_none", "is None: return a tensor"),
+                                      ("raises", "raised ValueError: no GPU here at"),
+                                      ("exits", "exited (SystemExit 3)"),
+                                      ("hangs", "did not return in 1s"),
+                                      ("missing", "has no callable 'missing'")])
+def test_a_callable_that_cannot_serve_fails_at_once_in_one_line(tmp_path, capsys, outside_functions, fn, says):
+    out = tmp_path / "report"
+    code = main(["differential", "--call", f"{outside_functions}:{fn}", "--call-timeout", "1", "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and says in err, err
+    assert not out.exists()
+
+
+@needs_asan
+def test_a_function_nondeterministic_by_itself_is_said_so(tmp_path, capsys, outside_functions):
+    code, results, printed, _ = run_check(tmp_path, capsys, "--call", f"{outside_functions}:nondeterministic",
+                                          "--seed", "0", "--requests", "2")
+    assert (code, results["verdict"]) == (EXIT_CODES[NONDETERMINISTIC], NONDETERMINISTIC), printed

@@ -1,0 +1,241 @@
+"""``address-reuse hunt diffusers``: every hook configuration the installed diffusers
+ships, enabled on a tiny diffusers transformer that accepts it, served back to back
+as an engine serves it, through the differential check: once with no reset between
+requests, once with the reset diffusers' pipelines do. One table, hook x model; per
+finding a folder upstream can use (``harness.upstream``).
+
+A cell is one hook on one model. Its pipelines are the functions of
+``repro.models.hunt_models``, checked by ``differential --call`` in fresh
+processes, so a cell can be re-run by hand with the command its row names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from harness.results import point_latest, write_atomic, write_json
+
+LIBRARIES = ("diffusers",)
+EXIT_FINDINGS, EXIT_NOTHING = 1, 3  # 0: every cell clean or not applicable
+HUNT_SEEDS, HUNT_REQUESTS = ("0",), "3"
+NOT_SERVED = "not served"  # the hook runs on this model, but another model carries its row
+
+
+@dataclass
+class Cell:
+    hook: str
+    model: str
+    outcome: str  # clean / carries state / address-dependent / ... / not applicable / not served
+    why: str = ""
+    verdicts: dict = field(default_factory=dict)  # mode -> the differential check's verdict
+    reasons: dict = field(default_factory=dict)  # mode -> its one-line reason
+    commands: dict = field(default_factory=dict)  # mode -> the command that re-runs it
+    places: list = field(default_factory=list)  # where the hook's state lives: "path:line: class"
+    localised: list = field(default_factory=list)  # "path:line: message" where the runs part
+    upstream: dict = field(default_factory=dict)  # the finding's folder and its script's two exit codes
+    seconds: float = 0.0
+
+    @property
+    def finding(self) -> bool:
+        return self.outcome not in ("clean", "not applicable", NOT_SERVED, "inconclusive")
+
+
+def call_spec(model: str, hook: str, mode: str) -> str:
+    return f"repro.models.hunt_models:{model}/{hook}/{mode}"
+
+
+def hooks_installed(transformer) -> list[str]:
+    """``path:line: Class on module`` for every diffusers hook on the transformer's modules."""
+    places = {}
+    for name, module in transformer.named_modules():
+        registry = getattr(module, "_diffusers_hook", None)
+        for hook in getattr(registry, "hooks", {}).values():
+            cls = type(hook)
+            key = cls.__qualname__
+            if key not in places:
+                try:
+                    where = f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}"
+                except (OSError, TypeError):
+                    where = cls.__module__
+                places[key] = f"{where}: {key} (on {name or 'the transformer'}, and others like it)"
+    return list(places.values())
+
+
+def applicability(model: str, hook: str) -> tuple[str | None, list[str]]:
+    """(why the hook cannot serve on this model, or None; where its hooks are) from one
+    build and one request in this process."""
+    from repro.models import hunt_models
+
+    if hook in hunt_models.NOT_APPLICABLE:
+        return hunt_models.NOT_APPLICABLE[hook], []
+    if hook not in hunt_models.RECIPES:
+        return "no recipe to enable it here: a configuration newer than this hunt knows", []
+    try:
+        namespace = hunt_models.build(model, hook)
+    except Exception as exc:  # noqa: BLE001 - the library refuses this model: that is the answer
+        return f"enabling it fails: {type(exc).__name__}: {_first_line(exc)}", []
+    transformer = namespace["transformer"]
+    places = hooks_installed(transformer)
+    below_root = [m for name, m in transformer.named_modules() if name and getattr(m, "_diffusers_hook", None)
+                  and m._diffusers_hook.hooks]
+    if not below_root:
+        return "it hooked no block of this model (its blocks are of another kind)", places
+    try:
+        hunt_models.generate(namespace, model, "probe", 0, reset=False)
+    except Exception as exc:  # noqa: BLE001
+        return f"a request fails with it enabled: {type(exc).__name__}: {_first_line(exc)}", places
+    return None, places
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else "(no message)"
+
+
+def check(spec: str, out: Path) -> tuple[str, str, float, list]:
+    """Run ``differential --call spec`` into ``out``: (verdict, reason, seconds, places where the runs part)."""
+    from harness.__main__ import main
+
+    started = time.perf_counter()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["differential", "--call", spec, "--seed", *HUNT_SEEDS, "--requests", HUNT_REQUESTS,
+                     "--out", str(out)])
+    results_file = out / "results.json"
+    if code == 2 or not results_file.exists():
+        return "failed", f"the check could not run (exit {code})", time.perf_counter() - started, []
+    results = json.loads(results_file.read_text())
+    places = [f"{f['axis']}: {f['place']}" for f in results.get("localised", [])]
+    return results["verdict"], results["reason"], time.perf_counter() - started, places
+
+
+def outcome(verdicts: dict) -> tuple[str, str]:
+    """The cell's word and why, from the no-reset and reset verdicts."""
+    no_reset, reset = verdicts.get("no-reset"), verdicts.get("reset")
+    if no_reset in ("clean", "inconclusive", "nondeterministic", "failed"):
+        return no_reset, f"with reset: {reset}"
+    return no_reset, f"with the reset per request: {reset}"
+
+
+def run_cell(model: str, hook: str, out: Path, progress=print) -> Cell:
+    """One hook on one model: applicable? then the check without and with the reset."""
+    started = time.perf_counter()
+    why, places = applicability(model, hook)
+    if why:
+        return Cell(hook, model, "not applicable", why, places=places, seconds=time.perf_counter() - started)
+    cell = Cell(hook, model, "", places=places)
+    for mode in ("no-reset", "reset"):
+        spec = call_spec(model, hook, mode)
+        cell.commands[mode] = f"address-reuse differential --call {spec} --seed {' '.join(HUNT_SEEDS)} " \
+                              f"--requests {HUNT_REQUESTS}"
+        verdict, reason, seconds, places = check(spec, out / f"{model}-{hook}-{mode}")
+        cell.verdicts[mode], cell.reasons[mode] = verdict, reason
+        if mode == "no-reset":
+            cell.localised = places
+        progress(f"  {hook} on {model}, {mode}: {verdict} ({seconds:.0f}s)")
+    cell.outcome, cell.why = outcome(cell.verdicts)
+    cell.seconds = time.perf_counter() - started
+    return cell
+
+
+def plan_cells(models: list[str] | None = None) -> list[tuple[str, list[str]]]:
+    """(hook, models to try in order) for every hook the installed diffusers ships."""
+    from repro.models import hunt_models
+    return [(hook, list(models or hunt_models.MODELS)) for hook in hunt_models.hook_names()]
+
+
+def hunt_hook(hook: str, models: list[str], out: Path, every_model: bool, progress=print) -> list[Cell]:
+    """The hook on the first model that accepts it (or on every one): its row of the table."""
+    cells, served = [], False
+    for model in models:
+        if served and not every_model:
+            why, places = applicability(model, hook)
+            cells.append(Cell(hook, model, "not applicable", why, places=places) if why else
+                         Cell(hook, model, NOT_SERVED, "served on the row's first model (--every-model serves "
+                                                       "each)", places=places))
+            continue
+        cell = run_cell(model, hook, out / "cells", progress)
+        served = served or cell.outcome != "not applicable"
+        cells.append(cell)
+    return cells
+
+
+def table_markdown(cells: list[Cell], models: list[str]) -> str:
+    rows = {}
+    for c in cells:
+        rows.setdefault(c.hook, {})[c.model] = c
+    lines = ["| hook | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    for hook, by_model in rows.items():
+        lines.append(f"| {hook} | " + " | ".join(_cell_text(by_model.get(m)) for m in models) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell_text(c: Cell | None) -> str:
+    if c is None:
+        return "-"
+    if c.outcome in ("not applicable", NOT_SERVED):
+        return f"{c.outcome} ({c.why})".replace("|", "/")
+    return f"**{c.outcome}**; {c.why}" if c.finding else f"{c.outcome}; {c.why}"
+
+
+def main(args) -> int:
+    from harness.run import new_run_dir
+    from harness.upstream import write_upstream
+
+    if args.library not in LIBRARIES:
+        print(f"error: nothing to hunt in {args.library!r}: the hunt knows {', '.join(LIBRARIES)}", file=sys.stderr)
+        return 2
+    try:
+        import diffusers
+    except ImportError as exc:
+        print(f"error: cannot import diffusers ({exc}): pip install -e . installs the pinned version",
+              file=sys.stderr)
+        return 2
+    out = args.out or new_run_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    from repro.models import hunt_models
+    models = args.model or list(hunt_models.MODELS)
+    unknown = [m for m in models if m not in hunt_models.MODELS]
+    if unknown:
+        print(f"error: unknown hunt model {unknown[0]!r}: choose {', '.join(hunt_models.MODELS)}", file=sys.stderr)
+        return 2
+    hooks = plan_cells(models)
+    if args.hook:
+        hooks = [(h, ms) for h, ms in hooks if h in args.hook]
+    print(f"hunting diffusers {diffusers.__version__}: {len(hooks)} hook configurations x models "
+          f"{', '.join(models)}; results in {out}", flush=True)
+    started, cells = time.perf_counter(), []
+    for i, (hook, ms) in enumerate(hooks, 1):
+        print(f"[{i}/{len(hooks)}] {hook}", flush=True)
+        cells += hunt_hook(hook, ms, out, args.every_model)
+    findings = [c for c in cells if c.finding]
+    for c in findings:
+        folder = write_upstream(c, out / "upstream" / f"{c.model}-{c.hook}")
+        print(f"  upstream report: {folder}", flush=True)
+    table = table_markdown(cells, models)
+    results = {"kind": "hunt", "library": "diffusers", "version": diffusers.__version__, "models": models,
+               "cells": [asdict(c) for c in cells], "seconds": round(time.perf_counter() - started, 1)}
+    write_json(out / "results.json", results)
+    write_atomic(out / "table.md", (f"# Hunt: diffusers {diffusers.__version__}\n\n{table}\n").encode())
+    if args.out is None:
+        point_latest(out, kind="hunt")
+    print(table)
+    print(f"{len(findings)} finding(s); {results['seconds']}s; table: {out / 'table.md'}")
+    return EXIT_FINDINGS if findings else 0
+
+
+def add_arguments(p) -> None:
+    p.add_argument("library", help=f"the library to hunt in ({', '.join(LIBRARIES)})")
+    p.add_argument("--model", nargs="+", default=None, help="hunt models to try, in order (default: all)")
+    p.add_argument("--hook", nargs="+", default=None, help="only these hook configurations (default: every one)")
+    p.add_argument("--every-model", action="store_true",
+                   help="serve each hook on every model that accepts it (default: the first)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default: reports/<run-id>, with reports/latest-hunt pointing at it)")

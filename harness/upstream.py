@@ -1,0 +1,187 @@
+"""A folder per finding of ``harness hunt`` that a library's maintainers can use
+without this project: a standalone script (torch and the library only) that fails
+with an assertion on the buggy path and passes with the fix, and a README with
+expected vs actual, the place, the suggested fix and the check's verdict on it.
+
+The script runs the same model and hook source as the check
+(``repro.models.hunt_models``); the hunt runs it both ways and keeps the output.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from harness.results import write_atomic
+
+SCRIPT = '''"""{hook} on a tiny {model} transformer, served back to back as a serving engine serves it:
+a request served after others must equal the same request served alone on a fresh transformer.
+
+    python repro.py         # requests back to back, no reset: fails (AssertionError) where it is buggy
+    python repro.py --fix   # transformer._reset_stateful_cache() before each request: passes
+
+Needs only torch and diffusers (found with diffusers {version}). Random weights from a tiny seeded
+config, on the CPU; nothing is downloaded.
+"""
+import ctypes
+import sys
+
+import torch
+from diffusers.hooks import *  # noqa: F403 - the hook's config and apply_*
+
+# glibc: serve memory of 128 KiB and more from mappings of their own, given back at once, so the
+# next request's text states can land where the last request's were, as on a busy server.
+ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
+
+TEXT = {text}  # text states per request, as a text encoder hands them over
+TIMESTEPS = {timesteps}
+REQUESTS = {requests}
+
+
+def build():
+    CURRENT = {{"t": 0.0}}  # the timestep being denoised, for hooks that ask for it
+    torch.manual_seed(0)
+{build}
+    transformer.eval()
+{recipe}
+    return transformer, CURRENT, LATENTS
+
+
+def serve(pipe, prompt, seed, reset):
+    transformer, CURRENT, LATENTS = pipe
+    if reset:
+        transformer._reset_stateful_cache()
+    text = torch.randn(TEXT, generator=torch.Generator().manual_seed(sum(map(ord, prompt))))
+    address = text.data_ptr()
+    x = torch.randn(LATENTS, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        for step in TIMESTEPS:
+            CURRENT["t"] = step
+            t = torch.tensor(step)
+            with transformer.cache_context("cond"):
+                {step}
+            x = x - 0.2 * out
+    return x, address
+
+
+def main():
+    fix = "--fix" in sys.argv
+    pipe = build()
+    served = [serve(pipe, prompt, seed, reset=fix) for prompt, seed in REQUESTS]
+    for i, ((prompt, seed), (x, address)) in enumerate(zip(REQUESTS, served)):
+        alone, _ = serve(build(), prompt, seed, reset=False)
+        earlier = [j for j in range(i) if served[j][1] == address]
+        landed = (f"its text states landed where request {{earlier[-1]}}'s had been ({{hex(address)}})" if earlier
+                  else "its text states got an address no earlier request had")
+        assert torch.equal(x, alone), (
+            f"request {{i}} ({{prompt!r}}), served after {{i}} other request(s) on the same transformer, differs "
+            f"from the same request served alone on a fresh one: max abs diff {{(x - alone).abs().max():.3g}}; "
+            f"{{landed}}")
+    print(f"OK: {{len(REQUESTS)}} requests served back to back equal the same requests served alone"
+          + (" (with the reset per request)" if fix else ""))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+FIXES = {
+    "address-dependent": "reset the hook's state before each request (`transformer._reset_stateful_cache()`, as "
+                         "diffusers' own pipelines do) and, in the hook, stop keying state by `data_ptr()`: an "
+                         "address names no content once the tensor that had it is freed. Key by the request "
+                         "(the cache context) or keep a key and guard as `cache_impl`'s hardened design does "
+                         "(a weak reference to the tensor and its version counter, checked on every hit).",
+    "carries state": "reset the hook's state before each request (`transformer._reset_stateful_cache()`, as "
+                     "diffusers' own pipelines do), or have the hook reset itself when a new request begins "
+                     "(e.g. when the first denoising step comes round again), so an engine that keeps the "
+                     "transformer between requests does not have to know.",
+}
+
+
+def script_source(model: str, hook: str) -> str:
+    from repro.models import hunt_models
+    import diffusers
+
+    requests = [(p, s) for p, s in _requests()]
+    return SCRIPT.format(hook=hook, model=model, version=diffusers.__version__, text=hunt_models.TEXT,
+                         timesteps=hunt_models.TIMESTEPS, requests=requests,
+                         build=textwrap.indent(hunt_models.MODELS[model]["build"], "    "),
+                         recipe=textwrap.indent(hunt_models.RECIPES[hook], "    "),
+                         step=hunt_models.MODELS[model]["step"])
+
+
+def _requests() -> list[tuple[str, int]]:
+    """The requests the check served in the hunt (its seeds, prompts in turn)."""
+    from harness.hunt import HUNT_REQUESTS, HUNT_SEEDS
+    from harness.run import case_requests
+    from repro.models.toy import DEFAULT_PROMPTS
+    return [r for seed in HUNT_SEEDS for r in case_requests(DEFAULT_PROMPTS, int(seed), int(HUNT_REQUESTS))]
+
+
+def run_script(folder: Path, *args: str) -> tuple[int, str]:
+    """Run the script as a maintainer would, in a plain environment; (exit code, its output)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONMALLOC", "ASAN_OPTIONS")}
+    env["OMP_NUM_THREADS"] = "1"
+    proc = subprocess.run([sys.executable, "-W", "ignore", "repro.py", *args], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=600)
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines()
+             if line.strip() and "Warning" not in line and "warnings.warn" not in line]
+    return proc.returncode, "\n".join(lines[-12:])
+
+
+def write_upstream(cell, folder: Path) -> Path:
+    """The finding's folder: repro.py, its two runs' output, README.md."""
+    import diffusers
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / "repro.py", script_source(cell.model, cell.hook).encode())
+    buggy_code, buggy_out = run_script(folder)
+    fixed_code, fixed_out = run_script(folder, "--fix")
+    write_atomic(folder / "run-buggy.txt", f"$ python repro.py\n{buggy_out}\n(exit {buggy_code})\n".encode())
+    write_atomic(folder / "run-fixed.txt", f"$ python repro.py --fix\n{fixed_out}\n(exit {fixed_code})\n".encode())
+    places = "\n".join(f"- `{p}`" for p in cell.places) or "- (no hook found on the transformer)"
+    localised = "\n".join(f"- `{p}`" for p in cell.localised)
+    readme = f"""# {cell.hook} on {cell.model}: {cell.outcome}
+
+diffusers {diffusers.__version__}, a tiny `{cell.model}` transformer (random weights from a seeded config, CPU),
+{cell.hook} enabled, {len(_requests())} requests served back to back on one transformer, as a serving engine that
+keeps its transformer serves them, without `_reset_stateful_cache()` between requests.
+
+## Expected
+Each request's output equals the same request served alone on a fresh transformer (and does not depend on where
+the allocator put its tensors).
+
+## Actual
+{cell.reasons.get("no-reset", "")}
+
+`python repro.py` (exit {buggy_code}):
+```
+{buggy_out}
+```
+
+## Where
+The hooks {cell.hook} installs, whose state outlives a request:
+{places}
+{("First point where the two runs part:" + chr(10) + localised) if localised else ""}
+
+## Suggested fix
+{FIXES.get(cell.outcome.split(",")[0], FIXES["carries state"])}
+
+With the reset before each request, `python repro.py --fix` (exit {fixed_code}):
+```
+{fixed_out}
+```
+and the same check says **{cell.verdicts.get("reset")}**: {cell.reasons.get("reset", "")}
+
+## Reproduce the check
+```
+{cell.commands.get("no-reset", "")}
+{cell.commands.get("reset", "")}
+```
+"""
+    write_atomic(folder / "README.md", readme.encode())
+    cell.upstream = {"folder": str(folder), "buggy_exit": buggy_code, "fixed_exit": fixed_code}
+    return folder

@@ -1,0 +1,94 @@
+"""The hunt (``harness hunt diffusers``): the hook configurations come from the installed
+diffusers, every cell gets a definite answer, and every finding gets a standalone script
+that fails on the buggy path and passes with the fix. One pytest item per hook with
+``--hunt``, so pytest-xdist spreads them (``pytest tests/test_hunt.py --hunt -n 2``); without
+it, only the text K/V cache's cell runs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from harness.__main__ import main
+from harness.hunt import Cell, applicability, table_markdown
+from harness.hunt import hunt_hook as hunt_hook_cells
+from harness.upstream import script_source
+from repro import never_reuse
+from repro.models import hunt_models
+
+pytestmark = [pytest.mark.cpu]
+diffusers_hooks = pytest.importorskip("diffusers.hooks")
+
+HOOKS = hunt_models.hook_names()
+
+
+@pytest.mark.core_model
+def test_the_hooks_are_read_from_the_installed_package():
+    configs = {n for n, o in vars(diffusers_hooks).items() if n.endswith("Config") and dataclasses.is_dataclass(o)}
+    assert configs and configs <= set(HOOKS)
+    # An apply_* function with a config of its own is that config's row, not a second one.
+    assert "apply_first_block_cache" not in HOOKS and "apply_group_offloading" in HOOKS
+    # Every hook has a recipe or a reason it cannot serve here: none is silently left out.
+    assert all(h in hunt_models.RECIPES or h in hunt_models.NOT_APPLICABLE for h in HOOKS), \
+        [h for h in HOOKS if h not in hunt_models.RECIPES and h not in hunt_models.NOT_APPLICABLE]
+
+
+@pytest.mark.diffusion
+def test_a_hook_on_a_model_without_its_blocks_is_not_applicable_and_says_why():
+    why, _ = applicability("wan", "TextKVCacheConfig")  # it hooks NucleusMoE blocks only
+    assert why and "hooked no block" in why
+    why, places = applicability("nucleusmoe", "TextKVCacheConfig")
+    assert why is None and any("text_kv_cache.py" in p for p in places)
+
+
+@pytest.mark.core_model
+def test_the_upstream_script_stands_alone():
+    source = script_source("nucleusmoe", "TextKVCacheConfig")
+    compile(source, "repro.py", "exec")
+    imports = {line.split()[1] for line in source.splitlines() if line.startswith(("import ", "from "))}
+    assert imports <= {"ctypes", "sys", "torch", "diffusers.hooks"}, imports
+    assert "harness" not in source and "repro.models" not in source
+
+
+@pytest.mark.core_model
+def test_a_library_with_nothing_to_hunt_is_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["hunt", "numpy", "--out", str(tmp_path / "hunt")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nothing to hunt" in err
+    assert not (tmp_path / "hunt").exists()
+
+
+@pytest.mark.core_model
+def test_the_table_names_every_hook_and_model():
+    cells = [Cell("A", "wan", "clean", "with reset: clean"), Cell("A", "nucleusmoe", "not served", "x"),
+             Cell("B", "wan", "not applicable", "needs a | process group"),
+             Cell("B", "nucleusmoe", "address-dependent", "with the reset per request: clean")]
+    table = table_markdown(cells, ["wan", "nucleusmoe"])
+    assert table.count("\n") == 4 and "**address-dependent**" in table and "a / process group" in table
+
+
+needs_asan = pytest.mark.skipif(never_reuse.find_library("asan") is None, reason="libasan not found")
+
+
+@needs_asan
+@pytest.mark.diffusion
+def test_hunt_cell(hunt_hook, tmp_path):
+    cells = hunt_hook_cells(hunt_hook, list(hunt_models.MODELS), tmp_path, every_model=False,
+                            progress=lambda line: None)
+    served = [c for c in cells if c.outcome not in ("not applicable", "not served")]
+    assert len(served) <= 1
+    for c in cells:
+        assert c.outcome != "failed", (c.hook, c.model, c.reasons)
+        if c.outcome == "not applicable":
+            assert c.why
+    for c in served:
+        if not c.finding:
+            continue
+        # A finding must be fixed by the documented reset, and shown so by a script outside this project.
+        assert c.verdicts["reset"] == "clean", c.reasons
+        from harness.upstream import write_upstream
+        folder = write_upstream(c, tmp_path / "upstream")
+        assert c.upstream["buggy_exit"] == 1, (folder / "run-buggy.txt").read_text()
+        assert "AssertionError" in (folder / "run-buggy.txt").read_text()
+        assert c.upstream["fixed_exit"] == 0, (folder / "run-fixed.txt").read_text()
