@@ -166,6 +166,7 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
         if s.contract is not None:
             asks = "yes" if applies(s, options.contract) else "no"
             out(_row(s, trial, fails_contract(s, trial, options.contract), asks))
+    robustness_table(rows, out)
     inconclusive = [s.name for s, t in rows if t.status == INCONCLUSIVE]
     if inconclusive:
         out(f"inconclusive (not counted as passes): {', '.join(inconclusive)}")
@@ -180,6 +181,17 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
     out(f"level reached: {level_name(level)}")
     out(f"contract {options.contract}: " + ("kept" if not broken else f"broken ({', '.join(broken)})"))
     return AuditResult(level, not broken, rows, unsupported, found)
+
+
+def robustness_table(rows, out) -> None:
+    """What the cache did with each tensor outside plain strided ones: refusing one
+    (any exception) is safe; only a false hit fails."""
+    for s, trial in rows:
+        handled = trial.evidence.get("robustness")
+        if handled:
+            out(f"\n{'robustness (' + s.name + ')':35} outcome")
+            for kind, outcome in handled.items():
+                out(f"{kind:35} {outcome}"[:150])
 
 
 def _row(s, trial, failed: bool, asks: str | None = None) -> str:
