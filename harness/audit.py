@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 import torch
 
 from cache_impl import Level, declared_level, describe_spec, level_below
-from harness.search import search
+from harness.search import ALL_DTYPES, search
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
-                             applies, fails_contract, fails_level, project, reached_level, run_scenario)
+                             applies, fails_contract, fails_level, reached_level, run_scenario)
 
 DEFAULT_BUDGET = 40.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
 CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
-PROBED_DTYPES = ("float32", "bfloat16", "float16", "float64", "complex64", "int64", "int32", "int16")
+PROBED_DTYPES = ALL_DTYPES  # every dtype the search makes sources of
 WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)
 
 
@@ -70,10 +70,10 @@ def unsupported_dtypes(factory, options: AuditOptions) -> dict[str, str]:
     for name in PROBED_DTYPES:
         dtype = getattr(torch, name)
         source = (torch.randn(SHAPE).to(dtype) if dtype.is_floating_point or dtype.is_complex
-                  else torch.randint(0, 100, SHAPE, dtype=dtype))
+                  else torch.randint(0, 2 if dtype is torch.bool else 100, SHAPE).to(dtype))
         try:
             cache = guarded(factory, timeout=options.timeout, grad_mode=options.grad_mode)(max_size=2)
-            cache.put(source, project(source))
+            cache.put(source, torch.ones(1))  # float8 has no arithmetic on CPU: any value will do
             cache.get(source)
         except CacheCallFailed as exc:
             if not exc.raised:

@@ -38,68 +38,125 @@ from cache_impl import Level
 from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
-SIZES = (2, 1, 128, 3, 64, 8)  # max_size, one per round of examples, in turn
-DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64")
-# Source shapes: the views below are written for (4, 8); the others carry only the
-# views that fit any shape. "large" is a text embedding's size (a batch of 2 x 77 x 768).
-SHAPES = {"4x8": (4, 8), "4d": (2, 2, 2, 4), "5d": (1, 2, 2, 2, 4), "large": (2, 77, 768)}
-ARENA_BYTES = 2 * 77 * 768 * 8  # the largest shape in the widest dtype
+SIZES = (2, 1, 4096, 3, 128, 8, 64, 17, 1024, 5, 256)  # max_size, one per round of examples, in turn
+FLOAT8 = tuple(name for name in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, name))
+DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64", "complex128", "int8", "uint8",
+          "bool") + FLOAT8
+# Source shapes: ranks 0 to 6, sizes 0, 1 and odd. The views below are written for
+# (4, 8); the others carry only the views that fit any shape. "large" is a text
+# embedding's size (a batch of 2 x 77 x 768).
+SHAPES = {"4x8": (4, 8), "scalar": (), "one": (1,), "empty": (0, 8), "odd": (3, 5, 7), "4d": (2, 2, 2, 4),
+          "5d": (1, 2, 2, 2, 4), "6d": (1, 2, 1, 3, 1, 2), "large": (2, 77, 768)}
+ARENA_BYTES = 2 * 77 * 768 * 16  # the largest shape in the widest dtype
+# Memory formats a source is made in, at its slot's address: the strides of ``format``
+# for the shape's rank, or the last two dimensions swapped.
+LAYOUTS = {"contiguous": 0, "channels_last": 4, "channels_last_3d": 5, "transposed": 2}  # -> the rank it needs
+# Where a source's storage comes from: torch's allocator (DLPack, as a fresh tensor at
+# a reused address), NumPy (from_numpy), a Python buffer (frombuffer), shared memory.
+ORIGINS = ("allocator", "from_numpy", "frombuffer", "shared_memory")
+# What kind of tensor object it is.
+KINDS = ("tensor", "frozen_parameter", "trainable_parameter", "buffer", "user_subclass")
 # A dtype of the same item size, to read one memory as another type.
 SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
-           "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64"}
+           "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64",
+           "int8": "uint8", "uint8": "int8", **{name: "int8" for name in FLOAT8}}
 ALL_DTYPES = DTYPES + ("int32", "int16")  # with the siblings some views read
 GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}
+CACHES = 2  # cache instances the steps look up in (the second of max_size 3)
 
 # Views of a live (4, 8) source, as expressions over its name. ``any_layout``
-# views stay valid after the source was reinterpreted into another shape.
+# views stay valid on any source, whatever its shape and strides.
 VIEWS = {
     "itself": ("{s}", True),
     "detach": ("{s}.detach()", True),
+    "flattened": ("{s}.reshape(-1)", True),
+    "unsqueezed": ("{s}.unsqueeze(0)", True),
+    "as_strided_same": ("{s}.as_strided({s}.shape, {s}.stride(), {s}.storage_offset())", True),
     "chunk0": ("{s}.chunk(2)[0]", False),  # CFG halves of one batched tensor
     "chunk1": ("{s}.chunk(2)[1]", False),
     "rows_1_3": ("{s}[1:3]", False),
+    "narrow": ("{s}.narrow(1, 2, 3)", False),
+    "select": ("{s}.select(0, 1)", False),
     "transposed": ("{s}.t()", False),
+    "permuted": ("{s}.permute(1, 0)", False),
     "view_8x4": ("{s}.view(8, 4)", False),
     "expanded_row": ("{s}[0:1].expand(4, 8)", False),  # same address and shape as {s}, stride 0
     "every_other_column": ("{s}[:, ::2]", False),
     "square_transposed": ("{s}[:, :4].t()", False),  # same address and shape as every_other_column
+    "unfold": ("{s}.unfold(1, 4, 2)", False),
+    "diagonal": ("{s}.diagonal()", False),
+    "as_strided_overlapping": ("{s}.as_strided((4, 4), (1, 1))", False),
     "sibling_dtype": ("{s}.view(torch.{sibling})", True),
     "conj": ("{s}.conj()", True),
     "imag_of_conj": ("{s}.conj().imag", True),  # the neg bit
+    "view_as_real": ("torch.view_as_real({s})", True),
 }
-COMPLEX_ONLY = {"conj", "imag_of_conj"}
+COMPLEX_ONLY = {"conj", "imag_of_conj", "view_as_real"}
 # The model's everyday case, the source itself, drawn as often as all views together.
 LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
 
 PRELUDE = '''import math
+import threading
 
-cache = {factory}(max_size={max_size})
+import numpy
+
+caches = [{factory}(max_size={max_size}), {factory}(max_size=3)]
+cache = caches[0]
 arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
+shared_arenas = [torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_() for _ in range({slots})]
 graveyard, fillers = [], []
 in_use = [None] * {slots}  # a weak reference to the storage last made at each slot
+
+
+class UserTensor(torch.Tensor):
+    """A user's subclass, without __torch_dispatch__."""
 
 
 def content(n, dtype, shape=(4, 8)):
     """Distinct, small, exact values for request n."""
     x = (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
+    if dtype is torch.bool:
+        return x % 2 == 1
     return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
 
 
-def fresh(slot, n, dtype, shape=(4, 8)):
+def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator", kind="tensor"):
     """The next request's tensor at a slot's fixed address: a new tensor with its own
     version counter at 0 and its own content, as the allocator hands out a freed address."""
     if in_use[slot] is not None and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
-    view = arenas[slot][:math.prod(shape) * dtype.itemsize].view(dtype).view(shape)
+    arena = shared_arenas[slot] if origin == "shared_memory" else arenas[slot]
+    memory = arena[:max(math.prod(shape), 1) * dtype.itemsize]
+    if origin == "from_numpy":
+        memory = torch.from_numpy(memory.numpy())
+    elif origin == "frombuffer":
+        memory = torch.frombuffer(memory.numpy(), dtype=torch.uint8)
+    else:
+        memory = dlpack.from_dlpack(dlpack.to_dlpack(memory))
+    if layout == "contiguous":
+        strides = torch.empty(shape, device="meta").stride()
+    elif layout == "transposed":
+        strides = torch.empty(shape, device="meta").transpose(-1, -2).contiguous().transpose(-1, -2).stride()
+    else:
+        strides = torch.empty(shape, device="meta", memory_format=getattr(torch, layout)).stride()
+    made = memory.view(dtype).as_strided(shape, strides).detach()  # no _base: that would keep memory alive
     with torch.no_grad():
-        view.copy_(content(n, dtype, shape))
-    made = dlpack.from_dlpack(dlpack.to_dlpack(view))
+        made.copy_(content(n, dtype, shape))
     in_use[slot] = StorageWeakRef(made.untyped_storage())
-    return made
+    if kind.endswith("parameter"):
+        return torch.nn.Parameter(made, requires_grad=kind == "trainable_parameter")
+    if kind == "buffer":
+        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
+        holder.register_buffer("buffer", made)
+        return holder.buffer
+    # as_subclass() would make a view, whose _base keeps the memory alive after a rebind
+    return torch.Tensor._make_subclass(UserTensor, made) if kind == "user_subclass" else made
 
 
 def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
+        if t.dtype.is_floating_point and t.dtype.itemsize == 1:
+            t = t.float()  # float8 has no arithmetic on CPU
         return t * 2 + 1
 
 
@@ -111,16 +168,36 @@ def same(a, b):
     return torch.equal(a, b) or bool(((a == b) | (a.isnan() & b.isnan())).all())
 
 
-def check(t, where):
+def check(t, where, which=0):
     """Look up as a model does; a hit must be the value of t's current content."""
     try:
-        value = cache.get(t)
+        value = caches[which].get(t)
         if value is None:
-            cache.put(t, project(t))
+            caches[which].put(t, project(t))
     except Exception as exc:
         raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
     if value is not None and not same(value, project(t)):
         raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
+
+
+def in_thread(step):
+    """Run a step in another thread, as a server's worker does; its failure is the step's."""
+    failed = []
+    worker = threading.Thread(target=lambda: failed.extend(_failure_of(step)), daemon=True)
+    worker.start()
+    worker.join(60)
+    if worker.is_alive():
+        raise AssertionError("the cache did not return within 60 s in another thread")
+    if failed:
+        raise failed[0]
+
+
+def _failure_of(step):
+    try:
+        step()
+    except Exception as exc:  # noqa: BLE001 - raised again in the main thread
+        return [exc]
+    return []
 '''
 
 
@@ -160,7 +237,9 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.namespace: dict = {}
             self.live = [None] * SLOTS  # per slot: _slot_state() while a source lives there
             self.graveyard = 0  # live sources whose storage left their slot (L2 steps)
-            self.last_made = [("float32", "4x8")] * SLOTS  # (dtype, shape) last made at each slot
+            # what was last made at each slot
+            self.last_made = [dict(dtype="float32", shape="4x8", layout="contiguous", origin="allocator",
+                                   kind="tensor") for _ in range(SLOTS)]
             self.in_request = False
             self.made = 0
             self.steps = 0
@@ -261,54 +340,71 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
 
     @precondition(lambda self: level < Level.L3 or self.in_request)
     @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from((1, 2, 20)),
-          grad=st.sampled_from(list(GRAD_MODES)), dtype=st.sampled_from((None, None, None) + DTYPES),
-          shape=st.sampled_from((None, None, None) + tuple(SHAPES)), requires_grad=st.booleans())
-    def lookup(self, view, new_object, repeat, grad, dtype, shape, requires_grad):
-        """Look up the slot's source through a view; where no source lives, the next
-        request's tensor is made at the slot's address first (in ``grad`` mode), of
-        ``dtype`` and ``shape`` or, mostly, those the last one there had (reuse needs
-        them), requiring grad or not."""
+          grad=st.sampled_from(list(GRAD_MODES)), requires_grad=st.booleans(),
+          which=st.sampled_from((0,) * (3 * CACHES - 3) + tuple(range(1, CACHES))),
+          thread=st.sampled_from((False, False, False, True)), **{
+              # mostly None: what the last source at this slot had (address reuse needs the same size)
+              what: st.sampled_from((None, None, None) + tuple(values)) for what, values in
+              (("dtype", DTYPES), ("shape", SHAPES), ("layout", LAYOUTS), ("origin", ORIGINS), ("kind", KINDS))})
+    def lookup(self, view, new_object, repeat, grad, requires_grad, which, thread, **made):
+        """Look up the slot's source through a view, in cache ``which``, maybe from
+        another thread; where no source lives, the next request's tensor is made at
+        the slot's address first (in ``grad`` mode), of the drawn dtype, shape,
+        layout, origin and kind or, mostly, those the last one there had."""
         mode = GRAD_MODES[grad]
         if not live(self):
-            dtype = _pick(dtype or self.last_made[slot][0], allowed)
-            shape = shape or self.last_made[slot][1]
-            self.last_made[slot] = (dtype, shape)
-            self.live[slot] = _slot_state(two_d=shape == "4x8")
-            make = f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype}, {SHAPES[shape]})"
-            if requires_grad and grad != "inference" and dtype not in ("int64",):
+            made = {what: value or self.last_made[slot][what] for what, value in made.items()}
+            made["dtype"] = _pick(made["dtype"], allowed)
+            self.last_made[slot] = dict(made)
+            dtype, shape, layout, kind = made["dtype"], SHAPES[made["shape"]], made["layout"], made["kind"]
+            gradable = getattr(torch, dtype).is_complex or (getattr(torch, dtype).is_floating_point
+                                                             and getattr(torch, dtype).itemsize > 1)
+            if LAYOUTS[layout] > len(shape) or (LAYOUTS[layout] < len(shape) and layout != "transposed" and
+                                                  LAYOUTS[layout]) or (layout == "transposed" and len(shape) < 2):
+                layout = "contiguous"  # a memory format exists for one rank only
+            if kind == "trainable_parameter" and (not gradable or grad == "inference"):
+                kind = "frozen_parameter"
+            self.live[slot] = _slot_state(two_d=made["shape"] == "4x8" and layout == "contiguous")
+            make = (f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype}, {shape}, {layout!r}, "
+                    f"{made['origin']!r}, {kind!r})")
+            if requires_grad and gradable and grad != "inference" and not kind.endswith("parameter"):
                 make += ".requires_grad_()"  # a leaf, as a parameter is
             self.run(Level.L0, f"with {mode}:\n    {make}" if mode else make)
-        state, dtype = self.live[slot], dtype_of(self)
+        state, src = self.live[slot], source(self)
         template, any_layout = VIEWS[view]
-        if ((view in COMPLEX_ONLY and (dtype != "complex64" or "float32" not in allowed))
+        real = str(src.real.dtype).removeprefix("torch.") if src.is_complex() else None
+        if ((view in COMPLEX_ONLY and (real not in allowed or (view == "view_as_real" and src.is_conj())))
                 or (not state["two_d"] and not any_layout)
                 or (view == "sibling_dtype" and not reinterpretable(self))):
             view = "itself"
             template = VIEWS[view][0]
-        expr = template.format(s=name, sibling=SIBLING.get(dtype, dtype))
+        expr = template.format(s=name, sibling=SIBLING.get(dtype_of(self)))
         if view != "itself" and not new_object:
             if view not in state["views"]:
                 state["views"].add(view)
                 self.run(Level.L0, f"{view_name(view)} = {expr}")
             expr = view_name(view)
-        call = f"check({expr}, 'step {self.steps}: {name} {view}')"
+        call = f"check({expr}, 'step {self.steps}: {name} {view}'" + (f", {which})" if which else ")")
         if repeat > 1:
             call = f"for _ in range({repeat}):\n    {call}"
         if mode:
-            call = f"with {mode}:\n" + "\n".join("    " + line for line in call.splitlines())
+            call = f"with {mode}:\n" + _indent(call)
+        if thread:  # grad mode is per thread: the step sets its own
+            call = f"def step():\n{_indent(call)}\n\n\nin_thread(step)"
         self.run(Level.L0, call)
 
     def update_in_place(self):
         """In place: a version bump; on an inference tensor, a rewrite with none (L3)."""
+        rewrite = f"{name}.copy_(content({self.next_content()}, {name}.dtype, {name}.shape))"
         if source(self).is_inference():
-            self.run(Level.L3, f"with torch.inference_mode():\n    {name}.add_(1)")
+            self.run(Level.L3, f"with torch.inference_mode():\n    {rewrite}")
         else:
-            self.run(Level.L0, f"with torch.no_grad():\n    {name}.add_(1)")
+            self.run(Level.L0, f"with torch.no_grad():\n    {rewrite}")
 
     def reinterpret(self, how):
         """``.data =`` a view of its own memory: other layout, dtype or conj bit; no version bump."""
         dtype = dtype_of(self)
-        if how == "conj" and dtype != "complex64":
+        if how == "conj" and not source(self).is_complex():
             how = "sibling_dtype"
         if how == "sibling_dtype" and not reinterpretable(self):
             how = "first_half"
@@ -316,11 +412,14 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
             self.run(Level.L0, f"{name}.data = {name}.view(torch.{SIBLING.get(dtype, dtype)})")
         elif how == "conj":
             self.run(Level.L0, f"{name}.data = {name}.conj()")
-        else:  # a (4, 4) window at one of two offsets of its own storage
+        else:  # a (4, 4) window at one of two offsets of its own storage; all of a smaller one, flat
             self.live[slot]["two_d"] = False
-            offset = 16 if how == "second_half" else 0
+            src = source(self)
+            elements = src.untyped_storage().nbytes() // src.element_size()
+            offset, shape, stride = (16 if how == "second_half" else 0, (4, 4), (4, 1)) if elements >= 32 else (
+                0, (elements,), (1,))
             self.run(Level.L0, f"{name}.data = torch.empty(0, dtype={name}.dtype).set_("
-                               f"{name}.untyped_storage(), {offset}, (4, 4), (4, 1))")
+                               f"{name}.untyped_storage(), {offset}, {shape}, {stride})")
 
     def free(self):
         self.run(Level.L1, forget(self))
@@ -370,6 +469,10 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
     for rule_name, fn in rules.items():
         fn.__name__ = fn.__qualname__ = f"{rule_name}_{slot}"
         setattr(machine, f"{rule_name}_{slot}", fn)
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line for line in code.splitlines())
 
 
 def _pick(dtype: str, allowed: tuple) -> str:
@@ -438,7 +541,10 @@ def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_roun
 
 def _failure(record: dict, seed: int) -> SearchFailure:
     lines = record["lines"]
-    level = max(step_level for step_level, _ in lines)
+    # An exception on a plain tensor is broken at any level; a false hit belongs to
+    # the highest level among the steps that led to it.
+    raised = record["error"].startswith("the cache raised")
+    level = Level.L0 if raised else max(step_level for step_level, _ in lines)
     body = "\n".join(code for _, code in lines)
     snippet = f"{record['prelude']}\n\n# the steps the search shrank the failure to\n{body}\n"
     return SearchFailure(level, record["error"], snippet, seed)

@@ -96,6 +96,15 @@ class RefusingHardened(HardenedCache):
     def put(self, source, value):
         _refuse(source)
         super().put(source, value)
+
+
+class CrashesOnOddSizes(HardenedCache):
+    """Raises on a plain strided tensor a pipeline would pass: that is broken, not a refusal."""
+
+    def get(self, source):
+        if source.numel() % 2:
+            raise RuntimeError("odd sizes are not supported")
+        return super().get(source)
 '''
 
 
@@ -112,6 +121,14 @@ def test_refusing_unsupported_tensors_is_safe_and_reaches_l2(capsys, monkeypatch
     for kind in ("jagged nested tensor", "strided nested tensor", "sparse COO tensor", "sparse CSR tensor"):
         assert f"{kind:35} refused (get() raised RuntimeError: nested and sparse" in robustness
 
+
+@pytest.mark.core_model
+def test_an_exception_on_a_plain_tensor_stays_broken(capsys, monkeypatch, tmp_path):
+    (tmp_path / "refusing.py").write_text(REFUSING_CACHE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _audit(capsys, "refusing:CrashesOnOddSizes", "--require", "L0", "--budget", "20")
+    assert code == 1, out + err
+    assert "raised RuntimeError: odd sizes are not supported" in out and "level reached: none" in out
 
 
 # --- user code inside the audit: whatever it does, one line, and never a pass ---
