@@ -133,15 +133,17 @@ def catalogue_failure(factory, level: Level, contract: str = "lru", tries: int =
     return None
 
 
-def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT_BUDGET, seed: int = 0) -> str | None:
-    """What keeps the cache from ``level``, as the audit finds it (catalogue, then
-    search), in one line; None when nothing does."""
-    found = catalogue_failure(factory, level)
+def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT_BUDGET, seed: int = 0,
+                  contract: str = "lru") -> str | None:
+    """What keeps the cache from ``level`` or breaks ``contract``, as the audit finds
+    it (catalogue, then search), in one line; None when nothing does."""
+    found = catalogue_failure(factory, level, contract)
     if found is not None:
         return f"{found[0].name} ({found[1].status})"
-    failure = search(spec or getattr(factory, "__name__", "cache"), factory, level, budget, seed)
+    failure = search(spec or getattr(factory, "__name__", "cache"), factory, level, budget, seed, contract=contract)
     if failure is not None:
-        return f"search at {failure.level}, seed {failure.seed}: {failure.message}"
+        where = "the contract" if failure.contract else failure.level
+        return f"search at {where}, seed {failure.seed}: {failure.message}"
     return None
 
 
@@ -178,6 +180,7 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
     out(f"catalogue: level {level_name(level)}")
     level, found = search_below(spec, factory, level, options, frozenset(unsupported), out)
     broken = [s.name for s, t in rows if fails_contract(s, t, options.contract)]
+    broken += [f"search: {f.message}" for f in found if f.contract]
     out(f"level reached: {level_name(level)}")
     out(f"contract {options.contract}: " + ("kept" if not broken else f"broken ({', '.join(broken)})"))
     return AuditResult(level, not broken, rows, unsupported, found)
@@ -211,32 +214,41 @@ def audit(spec: str, factory, options: AuditOptions, out=print) -> int:
     reasons = []
     if not safe:
         failed = [s.name for s, t in result.rows if fails_level(s, t) and s.level <= options.require]
-        failed += [f"search ({f.level}: {f.message})" for f in result.search_failures if f.level <= options.require]
+        failed += [f"search ({f.level}: {f.message})" for f in result.search_failures
+                   if f.level <= options.require and not f.contract]
         reasons.append(f"safety: does not reach {options.require} ({'; '.join(failed)})")
     if not result.contract_kept:
         broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract)]
+        broken += [f"search: {f.message}" for f in result.search_failures if f.contract]
         reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(broken)})")
     out(f"FAIL: {spec}: " + "; ".join(reasons))
     return 1
 
 
 def search_below(spec, factory, level, options: AuditOptions, unsupported: frozenset, out):
-    """Search at ``level``; on a failure, the level drops below the failure's and
-    the search goes on there with the budget left. Returns (level, failures)."""
+    """Search at ``level`` (with the hygiene checks ``--contract`` asks for); on a
+    safety failure, the level drops below the failure's and the search goes on
+    there with the budget left; on a contract failure, it goes on at the same
+    level without those checks. Returns (level, failures)."""
     found = []
+    contract = options.contract
     deadline = time.monotonic() + options.budget
     while level is not None and time.monotonic() < deadline:
         started = time.monotonic()
-        out(f"search: steps up to {level}, {deadline - started:.0f} s left, --seed {options.seed} ...")
+        out(f"search: steps up to {level}" + (f", contract {contract}" if contract != "none" else "")
+            + f", {deadline - started:.0f} s left, --seed {options.seed} ...")
         failure = search(spec, factory, level, deadline - started, options.seed, timeout=options.timeout,
-                         unsupported=unsupported)
+                         unsupported=unsupported, contract=contract)
         if failure is None:
             out(f"search: no failure in {time.monotonic() - started:.1f} s")
             break
         found.append(failure)
-        out(f"search FAILED at {failure.level} (found with --seed {failure.seed}): {failure.message}\n"
-            f"reproduce with:\n\n{failure.snippet}")
-        level = level_below([failure.level])
+        out(f"search FAILED {'the contract' if failure.contract else 'at ' + str(failure.level)} "
+            f"(found with --seed {failure.seed}): {failure.message}\nreproduce with:\n\n{failure.snippet}")
+        if failure.contract:
+            contract = "none"
+        else:
+            level = level_below([failure.level])
     return level, found
 
 

@@ -180,6 +180,30 @@ def check(t, where, which=0):
         raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
 
 
+def hygiene(*checks, where):
+    """The contract's checks: each (passed, what broke)."""
+    broken = [what for ok, what in checks if not ok]
+    if broken:
+        raise AssertionError(f"contract broken at {{where}}: {{'; '.join(broken)}}")
+
+
+def refreshes(t, where):
+    \"\"\"LRU recency, in a cache of the round's size filled to its bound with t
+    oldest: a hit refreshes t's entry, so the next insert evicts another.\"\"\"
+    probe = {factory}(max_size={max_size})
+    others = [content(n, t.dtype) for n in range({max_size})]
+    try:
+        probe.put(t, project(t))
+        for other in others[1:]:
+            probe.put(other, project(other))
+        hit = probe.get(t) is not None
+        probe.put(others[0], project(others[0]))
+        kept = probe.get(t) is not None
+    except Exception as exc:
+        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
+    hygiene((hit, "a fresh entry missed"), (kept, "the recently used entry was evicted"), where=where)
+
+
 def in_thread(step):
     """Run a step in another thread, as a server's worker does; its failure is the step's."""
     failed = []
@@ -210,6 +234,11 @@ class SearchFailure:
     snippet: str
     seed: int  # --seed that finds it first
 
+    @property
+    def contract(self) -> bool:
+        """A hygiene failure (the contract's checks), not a safety one."""
+        return self.message.startswith("contract broken")
+
 
 def _imports(spec: str, factory) -> tuple[str, str]:
     """How a snippet gets the cache factory: (import lines, the name it is bound to).
@@ -224,11 +253,11 @@ def _imports(spec: str, factory) -> tuple[str, str]:
 
 
 def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, allowed: tuple = ALL_DTYPES,
-                 timeout: float | None = DEFAULT_TIMEOUT):
+                 timeout: float | None = DEFAULT_TIMEOUT, contract: str = "none"):
     """A state machine searching a ``factory(max_size=max_size)`` cache with the
-    steps of ``level`` and below, on sources of the ``allowed`` dtypes only. The
-    steps of the last failing run (hypothesis replays the shrunk one last) land
-    in ``record``."""
+    steps of ``level`` and below, on sources of the ``allowed`` dtypes only, and
+    the hygiene checks ``contract`` asks for. The steps of the last failing run
+    (hypothesis replays the shrunk one last) land in ``record``."""
 
     class CacheSearch(RuleBasedStateMachine):
         def __init__(self):
@@ -243,6 +272,7 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.in_request = False
             self.made = 0
             self.steps = 0
+            self.max_size = max_size
             imports, name = _imports(spec, factory)
             setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES)
             self.prelude = (f"import torch\nfrom torch.multiprocessing.reductions import StorageWeakRef\n"
@@ -294,17 +324,26 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             dtype = _pick(dtype, allowed)
             first = self.made + 1
             self.made += count
+            bound = (f"\nhygiene((len(cache) <= {max_size}, f'{{len(cache)}} entries held, max_size {max_size}'), "
+                     f"where='step {self.steps}: the bound')") if contract != "none" else ""
             self.run(Level.L0, f"for n in range({first}, {self.made + 1}):\n"
                                f"    fillers.append(content(n, torch.{dtype}))\n"
-                               f"    check(fillers[-1], f'filler {{n}}')")
+                               f"    check(fillers[-1], f'filler {{n}}')" + bound)
+
+        @precondition(lambda self: contract != "none")
+        @rule()
+        def clear(self):
+            self.run(Level.L0, f"cache.clear()\nhygiene((len(cache) == 0, 'entries held after clear()'), "
+                               f"(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
+                               f"where='step {self.steps}: clear()')")
 
     for slot in range(SLOTS):
-        _add_slot_rules(CacheSearch, slot, level, allowed)
+        _add_slot_rules(CacheSearch, slot, level, allowed, contract)
     CacheSearch.__name__ = f"AuditSearch_{level}_size{max_size}"
     return CacheSearch
 
 
-def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
+def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: str) -> None:
     """Steps on one slot's source (``s0``, ``s1``): lookups through its views, and
     every way it can change. Each has a precondition, so no step is a no-op."""
     name = f"s{slot}"
@@ -451,12 +490,21 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
                            f"with torch.no_grad():\n"
                            f"    alias.copy_(content({self.next_content()}, {name}.dtype, {name}.shape))\ndel alias")
 
+    def refreshes(self, grad):
+        """LRU recency on this source, in this grad mode."""
+        call = f"refreshes({name}, 'step {self.steps}: {name}')"
+        mode = GRAD_MODES[grad]
+        self.run(Level.L0, f"with {mode}:\n    {call}" if mode else call)
+
     rules = {"lookup": lookup,
              "update_in_place": precondition(
                  lambda self: live(self) and (not source(self).is_inference() or level >= Level.L3)
                  and (level < Level.L3 or not self.in_request))(rule()(update_in_place)),
              "reinterpret": precondition(versioned)(
                  rule(how=st.sampled_from(("sibling_dtype", "conj", "first_half", "second_half")))(reinterpret))}
+    if contract == "lru":  # a probe cache filled to the bound: where that is cheap (and LRU differs from FIFO)
+        rules["refreshes"] = precondition(lambda self: live(self) and 2 <= self.max_size <= 128)(
+            rule(grad=st.sampled_from(list(GRAD_MODES)))(refreshes))
     if level >= Level.L1:
         rules["free"] = precondition(live)(rule()(free))
     if level >= Level.L2:
@@ -500,13 +548,14 @@ def _slot_state(two_d: bool) -> dict:
 
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
            timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
-           examples_per_round: int = 50, steps: int = 20) -> SearchFailure | None:
+           examples_per_round: int = 50, steps: int = 20, contract: str = "none") -> SearchFailure | None:
     """Search ``factory`` with the steps of ``level`` and below for ``budget``
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
     ``rounds`` caps the rounds too, for a search that must not depend on speed.
     Sources of ``unsupported`` torch dtypes are never made; each call into the
-    cache has ``timeout`` seconds."""
+    cache has ``timeout`` seconds. ``contract`` (``bounded`` or ``lru``) adds its
+    hygiene checks; a failure of those is a :attr:`SearchFailure.contract` one."""
     allowed = tuple(name for name in ALL_DTYPES if getattr(torch, name) not in unsupported)
     if not allowed:
         return None
@@ -514,18 +563,20 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
     try:
         return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
-                              timeout)
+                              timeout, contract)
     finally:
         torch.set_num_threads(threads)
 
 
-def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout):
+def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout,
+                   contract):
     deadline = time.monotonic() + budget
     round_seed = seed
     while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
         record: dict = {}
         max_size = SIZES[round_seed % len(SIZES)]
-        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record, allowed, timeout))
+        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record, allowed, timeout,
+                                                                  contract))
         config = settings(max_examples=examples_per_round, stateful_step_count=steps, deadline=None,
                           database=None, suppress_health_check=list(HealthCheck),
                           phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False)
