@@ -3,22 +3,16 @@
 The catalogue holds each situation still (one size, one dtype, one layout). This
 search varies them: hypothesis drives random sequences of steps against the
 cache, and an oracle checks every hit (a hit must be the value computed from the
-looked-up tensor's *current* content). What it varies:
-
-- ``max_size`` from 1 to 128, fill levels up to it, entries of every age, up to
-  20 hits in a row on one entry;
-- dtypes float32, float16, bfloat16, complex64, int64, and views that read one
-  memory as another dtype of the same size;
-- layouts: contiguous, transposed, expanded, strided, views at other offsets of
-  one storage (CFG halves made by ``.chunk(2)``), conj and neg-bit views;
-- grad modes: enabled, ``no_grad``, ``inference_mode``;
-- every way a live source changes: in place (a version bump), reinterpreted with
-  ``.data =``, freed and its address reused (L1), storage swapped, rebound away
-  and rebound back to its old address (L2), rewritten with no version bump (L3).
+looked-up tensor's *current* content). Sources and histories are composed from
+the properties below (ranks, sizes, dtypes, memory formats, storage origins,
+tensor kinds, views, grad modes, fills, caches, threads, max_size, and every way
+a live source changes); :func:`coverage` renders that list from these very
+constants, and docs/audit.md shows it.
 
 Every step *is* a line of plain Python: the machine executes the text it records,
 so a failure shrinks to a short runnable snippet that reproduces it with plain
-torch calls. A failure belongs to the highest level among its steps.
+torch calls. A false hit belongs to the highest level among its steps; an
+exception on a plain tensor, to L0.
 """
 
 from __future__ import annotations
@@ -59,10 +53,15 @@ KINDS = ("tensor", "frozen_parameter", "trainable_parameter", "buffer", "user_su
 # A dtype of the same item size, to read one memory as another type.
 SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
            "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64",
-           "int8": "uint8", "uint8": "int8", **{name: "int8" for name in FLOAT8}}
+           "int8": "uint8", "uint8": "int8", "bool": "uint8", **{name: "int8" for name in FLOAT8}}
 ALL_DTYPES = DTYPES + ("int32", "int16")  # with the siblings some views read
 GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}
 CACHES = 2  # cache instances the steps look up in (the second of max_size 3)
+FILLS = (3, 40, 8, 130)  # other entries one step adds, each looked up and inserted
+REPEATS = (1, 2, 20)  # lookups in a row on one entry
+REINTERPRETATIONS = ("sibling_dtype", "conj", "first_half", "second_half")  # what ``.data =`` makes of a source
+EXAMPLES, STEPS = 50, 20  # sequences per round, steps per sequence
+RECENCY_PROBE_MAX = 128  # LRU recency is probed in rounds of max_size 2 to this (a probe fills a cache to its bound)
 
 # Views of a live (4, 8) source, as expressions over its name. ``any_layout``
 # views stay valid on any source, whatever its shape and strides.
@@ -72,6 +71,10 @@ VIEWS = {
     "flattened": ("{s}.reshape(-1)", True),
     "unsqueezed": ("{s}.unsqueeze(0)", True),
     "as_strided_same": ("{s}.as_strided({s}.shape, {s}.stride(), {s}.storage_offset())", True),
+    # of any source: two windows of one shape and stride at other offsets, and one of another stride
+    "flat_head": ("{s}.reshape(-1)[:-1]", True),
+    "flat_tail": ("{s}.reshape(-1)[1:]", True),
+    "flat_broadcast": ("{s}.reshape(-1)[:1].expand({s}.numel())", True),
     "chunk0": ("{s}.chunk(2)[0]", False),  # CFG halves of one batched tensor
     "chunk1": ("{s}.chunk(2)[1]", False),
     "rows_1_3": ("{s}[1:3]", False),
@@ -88,10 +91,11 @@ VIEWS = {
     "as_strided_overlapping": ("{s}.as_strided((4, 4), (1, 1))", False),
     "sibling_dtype": ("{s}.view(torch.{sibling})", True),
     "conj": ("{s}.conj()", True),
+    "imag": ("{s}.imag", True),
     "imag_of_conj": ("{s}.conj().imag", True),  # the neg bit
     "view_as_real": ("torch.view_as_real({s})", True),
 }
-COMPLEX_ONLY = {"conj", "imag_of_conj", "view_as_real"}
+COMPLEX_ONLY = {"conj", "imag", "imag_of_conj", "view_as_real"}
 # The model's everyday case, the source itself, drawn as often as all views together.
 LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
 
@@ -319,7 +323,7 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
         # -- filling: many other live entries, of every age --------------------
 
         @precondition(lambda self: level < Level.L3 or self.in_request)
-        @rule(count=st.sampled_from((3, 40, 8, 130)), dtype=st.sampled_from(DTYPES))
+        @rule(count=st.sampled_from(FILLS), dtype=st.sampled_from(DTYPES))
         def more_entries(self, count, dtype):
             dtype = _pick(dtype, allowed)
             first = self.made + 1
@@ -378,7 +382,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         return "del " + ", ".join(names)
 
     @precondition(lambda self: level < Level.L3 or self.in_request)
-    @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from((1, 2, 20)),
+    @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from(REPEATS),
           grad=st.sampled_from(list(GRAD_MODES)), requires_grad=st.booleans(),
           which=st.sampled_from((0,) * (3 * CACHES - 3) + tuple(range(1, CACHES))),
           thread=st.sampled_from((False, False, False, True)), **{
@@ -501,9 +505,9 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
                  lambda self: live(self) and (not source(self).is_inference() or level >= Level.L3)
                  and (level < Level.L3 or not self.in_request))(rule()(update_in_place)),
              "reinterpret": precondition(versioned)(
-                 rule(how=st.sampled_from(("sibling_dtype", "conj", "first_half", "second_half")))(reinterpret))}
+                 rule(how=st.sampled_from(REINTERPRETATIONS))(reinterpret))}
     if contract == "lru":  # a probe cache filled to the bound: where that is cheap (and LRU differs from FIFO)
-        rules["refreshes"] = precondition(lambda self: live(self) and 2 <= self.max_size <= 128)(
+        rules["refreshes"] = precondition(lambda self: live(self) and 2 <= self.max_size <= RECENCY_PROBE_MAX)(
             rule(grad=st.sampled_from(list(GRAD_MODES)))(refreshes))
     if level >= Level.L1:
         rules["free"] = precondition(live)(rule()(free))
@@ -546,9 +550,38 @@ def _slot_state(two_d: bool) -> dict:
     return {"two_d": two_d, "views": set()}
 
 
+def coverage() -> list[tuple[str, str]]:
+    """What the search draws, from the strategies' own constants: (dimension, values)."""
+    def names(values):
+        return ", ".join(f"`{v}`" for v in values)
+    return [
+        ("max_size", f"{names(SIZES)}: one per round of {EXAMPLES} sequences of up to {STEPS} steps, in turn"),
+        ("dtypes", f"{names(DTYPES)}; views read some as {names(sorted(set(ALL_DTYPES) - set(DTYPES)))}"),
+        ("shapes (rank 0 to 6)", ", ".join(f"`{name}` {shape}" for name, shape in SHAPES.items())),
+        ("memory formats", names(LAYOUTS)),
+        ("storage origins", names(ORIGINS)),
+        ("tensor kinds", names(KINDS)),
+        ("views looked up", f"{names(VIEWS)}; kept or made anew per lookup"),
+        ("grad modes", names(GRAD_MODES) + "; sources requiring grad or not"),
+        ("history", f"other entries added {FILLS[0]} to {max(FILLS)} at a time ({names(FILLS)}), "
+                    f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
+                    f"request bounds"),
+        ("changes to a live source", f"in place (a version bump), reinterpreted with `.data =` "
+                                     f"({names(REINTERPRETATIONS)}); freed and its address reused (L1); "
+                                     f"storage swapped, rebound away and back (L2); rewritten through an alias (L3)"),
+        ("contract", f"`bounded`: the bound after each fill, `clear()`; `lru`: also recency, in a probe cache "
+                     f"of the round's size (2 to {RECENCY_PROBE_MAX})"),
+    ]
+
+
+def coverage_markdown() -> str:
+    """``coverage()`` as the list docs/audit.md shows."""
+    return "\n".join(f"- **{what}**: {values}" for what, values in coverage()) + "\n"
+
+
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
            timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
-           examples_per_round: int = 50, steps: int = 20, contract: str = "none") -> SearchFailure | None:
+           examples_per_round: int = EXAMPLES, steps: int = STEPS, contract: str = "none") -> SearchFailure | None:
     """Search ``factory`` with the steps of ``level`` and below for ``budget``
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
