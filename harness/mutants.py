@@ -204,12 +204,13 @@ def build(mutant: Mutant):
 
 # --- generated mutants: one guard of the reference design, skipped only when a random predicate holds ---
 
-# Properties a generated guard may depend on, in groups (a predicate takes at most one
+# Properties a generated guard may depend on (not "empty": an empty tensor's value is
+# every other's of its dtype and shape, so no guard is observable there), in groups (a predicate takes at most one
 # atom of a group). ``{t}`` is the tensor in hand, ``{c}`` the cache: atoms with
 # ``{c}`` are about the cache's history and fit only guards whose code has the cache.
 ATOMS = {
     "shape": {"rank 0": "{t}.dim() == 0", "rank >= 3": "{t}.dim() >= 3", "rank >= 5": "{t}.dim() >= 5",
-              "rank 1": "{t}.dim() == 1", "odd size": "{t}.numel() % 2 == 1", "empty": "{t}.numel() == 0",
+              "rank 1": "{t}.dim() == 1", "odd size": "{t}.numel() % 2 == 1",
               "more than 4096 elements": "{t}.numel() > 4096", "a dimension of size 1": "1 in {t}.shape"},
     "dtype": {**{f"dtype {name}": f"{{t}}.dtype == torch.{name}" for name in
                  ("float32", "float16", "bfloat16", "float64", "complex64", "complex128", "int64", "int32", "int8",
@@ -228,7 +229,8 @@ ATOMS = {
     "history": {"max_size 1": "{c}.max_size == 1", "max_size > 100": "{c}.max_size > 100",
                 "max_size >= 1000": "{c}.max_size >= 1000", "odd max_size": "{c}.max_size % 2 == 1",
                 "32 or more held": "len({c}._recency) >= 32", "full": "len({c}._recency) >= {c}.max_size",
-                "more than 100 calls": "{c}._calls > 100", "every 7th call": "{c}._calls % 7 == 0"},
+                "more than 100 calls": "getattr({c}, '_calls', 0) > 100",
+                "every 7th call": "getattr({c}, '_calls', 0) % 7 == 0"},
 }
 # Atom pairs no tensor has at once: a predicate never holding would be no mutant at all.
 EXCLUDED = {frozenset(pair) for pair in [("requires grad", "not floating"), ("requires grad", "1-byte items"),
@@ -247,6 +249,7 @@ def _key_field(position: int, constant: str):
     """The key function replaces one field of the fingerprint with a constant when P holds."""
     fields = ["ptr", "shape", "stride", "dtype", "t.device", "version", "dtype.is_complex and t.is_conj()",
               "t.is_neg()"]
+
     def edits(p):
         changed = list(fields)
         changed[position] = f"({constant} if ({p}) else {fields[position]})"
@@ -254,38 +257,43 @@ def _key_field(position: int, constant: str):
     return edits
 
 
-# Each guard: (what it protects, whether its code has the cache, edits given the predicate's text P).
+# Each guard: (what it protects, the atoms its code can evaluate, edits given the predicate's text P).
+# "tensor": the key function sees only the tensor; "any": get/put see the cache too;
+# "history": clear() sees only the cache.
 GUARDS = {
-    "liveness": ("the liveness guard: a dead source's entry is kept and trusted", True, lambda p: [
+    "liveness": ("the liveness guard: a dead source's entry is kept and trusted", "any", lambda p: [
         ("hardened", "ref = _SourceRef(source, self._source_died)",
          f"ref = _SourceRef(source, None if ({p}) else self._source_died)"),
         _slow_trusts_when(f"({p}) and ref() is None")]),
-    "recheck": ("the referent recheck: a live referent is trusted", True, lambda p: [
+    "recheck": ("the referent recheck: a live referent is trusted", "any", lambda p: [
         _slow_trusts_when(f"({p}) and ref() is not None")]),
-    "storage identity": ("the storage identity checks", True, lambda p: [
+    "storage identity": ("the storage identity checks", "any", lambda p: [
         _fast("\n                    and storage_id(source) == storage and",
               f"\n                    and (({p}) or storage_id(source) == storage) and"),
         ("hardened", "def _unchanged(ref: _SourceRef, key, source) -> bool:",
          "def _unchanged(ref: _SourceRef, key, source, skip_storage=False) -> bool:"),
-        ("hardened", "        if storage_id(source) != pinned:", "        if not skip_storage and storage_id(source) != pinned:"),
-        ("hardened", "    return storage_id(referent) == pinned", "    return skip_storage or storage_id(referent) == pinned"),
+        ("hardened", "        if storage_id(source) != pinned:",
+         "        if not skip_storage and storage_id(source) != pinned:"),
+        ("hardened", "    return storage_id(referent) == pinned",
+         "    return skip_storage or storage_id(referent) == pinned"),
         ("hardened", SLOW_CHECK, f"            if not _unchanged(ref, key, source, {p}):")]),
-    "key: address": ("the address in the key", False, _key_field(0, "0")),
-    "key: shape": ("the shape in the key", False, _key_field(1, "()")),
-    "key: stride": ("the stride in the key", False, _key_field(2, "()")),
-    "key: dtype": ("the dtype in the key", False, _key_field(3, "None")),
-    "key: version": ("the version in the key", False, _key_field(5, "None")),
-    "key: conj bit": ("the conj bit in the key", False, _key_field(6, "False")),
-    "key: neg bit": ("the neg bit in the key", False, _key_field(7, "False")),
-    "recency": ("LRU recency: a hit does not mark its entry used", True, lambda p: [
+    "key: address": ("the address in the key", "tensor", _key_field(0, "0")),
+    "key: shape": ("the shape in the key", "tensor", _key_field(1, "()")),
+    "key: stride": ("the stride in the key", "tensor", _key_field(2, "()")),
+    "key: dtype": ("the dtype in the key", "tensor", _key_field(3, "None")),
+    "key: version": ("the version in the key", "tensor", _key_field(5, "None")),
+    "key: conj bit": ("the conj bit in the key", "tensor", _key_field(6, "False")),
+    "key: neg bit": ("the neg bit in the key", "tensor", _key_field(7, "False")),
+    "recency": ("LRU recency: a hit does not mark its entry used", "any", lambda p: [
         ("hardened", "                ref.used = True  #", f"                ref.used = ref.used or not ({p})  #"),
-        ("hardened", "            ref.used = True\n            return", f"            ref.used = ref.used or not ({p})\n"
-                                                                     "            return")]),
-    "bound": ("the size bound: no eviction on this insert", True, lambda p: [
+        ("hardened", "            ref.used = True\n            return",
+         f"            ref.used = ref.used or not ({p})\n            return")]),
+    "bound": ("the size bound: no eviction on this insert", "any", lambda p: [
         ("hardened", "            self._evict_over_bound(newest=id(ref))",
          f"            if not ({p}):\n                self._evict_over_bound(newest=id(ref))")]),
-    "clear": ("clear(): it keeps every entry", "history only", lambda p: [
-        ("hardened", "    def clear(self) -> None:\n", f"    def clear(self) -> None:\n        if {p}:\n            return\n")]),
+    "clear": ("clear(): it keeps every entry", "history", lambda p: [
+        ("hardened", "    def clear(self) -> None:\n",
+         f"    def clear(self) -> None:\n        if {p}:\n            return\n")]),
 }
 
 
@@ -306,8 +314,8 @@ def generate(count: int = 200, seed: int = 0) -> list[Generated]:
     made = []
     while len(made) < count:
         guard = rng.choice(list(GUARDS))
-        breaks, has_cache, edits = GUARDS[guard]
-        groups = ["history"] if has_cache == "history only" else [g for g in ATOMS if has_cache or g != "history"]
+        breaks, sees, edits = GUARDS[guard]
+        groups = ["history"] if sees == "history" else [g for g in ATOMS if sees == "any" or g != "history"]
         chosen = rng.sample(groups, k=min(len(groups), rng.choice((1, 2))))
         atoms = [rng.choice(list(ATOMS[g])) for g in chosen]
         if len(atoms) == 2 and frozenset(atoms) in EXCLUDED:
@@ -318,7 +326,7 @@ def generate(count: int = 200, seed: int = 0) -> list[Generated]:
         text = " and ".join(("not " if neg else "") + "(" + _atom(a).format(t=t, c=c) + ")"
                             for a, neg in zip(atoms, negated))
         name = f"g{len(made):03d}"
-        extra = [COUNT_CALLS] if any("{c}._calls" in _atom(a) for a in atoms) else []
+        extra = [COUNT_CALLS] if any("_calls" in _atom(a) for a in atoms) else []
         mutant = Mutant(name, f"{breaks}, when {words}", tuple([IMPORT_TORCH, *extra, *edits(text)]))
         made.append(Generated(name, guard, words, mutant))
     return made

@@ -17,12 +17,13 @@ exception on a plain tensor, to L0.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
 import torch
 import torch.utils.dlpack
@@ -36,11 +37,11 @@ SIZES = (2, 1, 4096, 3, 128, 8, 64, 17, 1024, 5, 256)  # max_size, one per round
 FLOAT8 = tuple(name for name in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, name))
 DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64", "complex128", "int8", "uint8",
           "bool") + FLOAT8
-# Source shapes: ranks 0 to 6, sizes 0, 1 and odd. The views below are written for
-# (4, 8); the others carry only the views that fit any shape. "large" is a text
-# embedding's size (a batch of 2 x 77 x 768).
+# Source shapes: these, or any of rank 0 to 6 with each size drawn from DIM_SIZES.
+# "large" is a text embedding's size (a batch of 2 x 77 x 768).
 SHAPES = {"4x8": (4, 8), "scalar": (), "one": (1,), "empty": (0, 8), "odd": (3, 5, 7), "4d": (2, 2, 2, 4),
           "5d": (1, 2, 2, 2, 4), "6d": (1, 2, 1, 3, 1, 2), "large": (2, 77, 768)}
+DIM_SIZES = (1, 2, 3, 4, 5)
 ARENA_BYTES = 2 * 77 * 768 * 16  # the largest shape in the widest dtype
 # Memory formats a source is made in, at its slot's address: the strides of ``format``
 # for the shape's rank, or the last two dimensions swapped.
@@ -63,41 +64,56 @@ REINTERPRETATIONS = ("sibling_dtype", "conj", "first_half", "second_half")  # wh
 EXAMPLES, STEPS = 50, 20  # sequences per round, steps per sequence
 RECENCY_PROBE_MAX = 128  # LRU recency is probed in rounds of max_size 2 to this (a probe fills a cache to its bound)
 
-# Views of a live (4, 8) source, as expressions over its name. ``any_layout``
-# views stay valid on any source, whatever its shape and strides.
-VIEWS = {
-    "itself": ("{s}", True),
-    "detach": ("{s}.detach()", True),
-    "flattened": ("{s}.reshape(-1)", True),
-    "unsqueezed": ("{s}.unsqueeze(0)", True),
-    "as_strided_same": ("{s}.as_strided({s}.shape, {s}.stride(), {s}.storage_offset())", True),
-    # of any source: two windows of one shape and stride at other offsets, and one of another stride
-    "flat_head": ("{s}.reshape(-1)[:-1]", True),
-    "flat_tail": ("{s}.reshape(-1)[1:]", True),
-    "flat_broadcast": ("{s}.reshape(-1)[:1].expand({s}.numel())", True),
-    "chunk0": ("{s}.chunk(2)[0]", False),  # CFG halves of one batched tensor
-    "chunk1": ("{s}.chunk(2)[1]", False),
-    "rows_1_3": ("{s}[1:3]", False),
-    "narrow": ("{s}.narrow(1, 2, 3)", False),
-    "select": ("{s}.select(0, 1)", False),
-    "transposed": ("{s}.t()", False),
-    "permuted": ("{s}.permute(1, 0)", False),
-    "view_8x4": ("{s}.view(8, 4)", False),
-    "expanded_row": ("{s}[0:1].expand(4, 8)", False),  # same address and shape as {s}, stride 0
-    "every_other_column": ("{s}[:, ::2]", False),
-    "square_transposed": ("{s}[:, :4].t()", False),  # same address and shape as every_other_column
-    "unfold": ("{s}.unfold(1, 4, 2)", False),
-    "diagonal": ("{s}.diagonal()", False),
-    "as_strided_overlapping": ("{s}.as_strided((4, 4), (1, 1))", False),
-    "sibling_dtype": ("{s}.view(torch.{sibling})", True),
-    "conj": ("{s}.conj()", True),
-    "imag": ("{s}.imag", True),
-    "imag_of_conj": ("{s}.conj().imag", True),  # the neg bit
-    "view_as_real": ("torch.view_as_real({s})", True),
+# What a source is made of, each drawn: per sequence (its habit), and anew now and then.
+SOURCE = {
+    "dtype": st.sampled_from(DTYPES),
+    "shape": st.one_of(st.sampled_from(tuple(SHAPES.values())),
+                       st.lists(st.sampled_from(DIM_SIZES), max_size=6).map(tuple)),
+    "layout": st.sampled_from(tuple(LAYOUTS)),
+    "origin": st.sampled_from(ORIGINS),
+    "kind": st.sampled_from(KINDS),
 }
-COMPLEX_ONLY = {"conj", "imag", "imag_of_conj", "view_as_real"}
-# The model's everyday case, the source itself, drawn as often as all views together.
+
+# Views of a live source, as expressions over its name; most are written for a (4, 8)
+# source. A lookup draws any of them: one that torch refuses for the source at hand
+# (another rank, a layout it cannot view) falls back to the source itself.
+VIEWS = {
+    "itself": "{s}",
+    "detach": "{s}.detach()",
+    "flattened": "{s}.reshape(-1)",
+    "unsqueezed": "{s}.unsqueeze(0)",
+    "as_strided_same": "{s}.as_strided({s}.shape, {s}.stride(), {s}.storage_offset())",
+    # of any source: two windows of one shape and stride at other offsets, and one of another stride
+    "flat_head": "{s}.reshape(-1)[:-1]",
+    "flat_tail": "{s}.reshape(-1)[1:]",
+    "flat_broadcast": "{s}.reshape(-1)[:1].expand({s}.numel())",
+    "chunk0": "{s}.chunk(2)[0]",  # CFG halves of one batched tensor
+    "chunk1": "{s}.chunk(2)[1]",
+    "rows_1_3": "{s}[1:3]",
+    "narrow": "{s}.narrow(1, 2, 3)",
+    "select": "{s}.select(0, 1)",
+    "transposed": "{s}.t()",
+    "permuted": "{s}.permute(1, 0)",
+    "view_8x4": "{s}.view(8, 4)",
+    "expanded_row": "{s}[0:1].expand(4, 8)",  # same address and shape as {s}, stride 0
+    "every_other_column": "{s}[:, ::2]",
+    "square_transposed": "{s}[:, :4].t()",  # same address and shape as every_other_column
+    "unfold": "{s}.unfold(1, 4, 2)",
+    "diagonal": "{s}.diagonal()",
+    "as_strided_overlapping": "{s}.as_strided((4, 4), (1, 1))",
+}
+# What a lookup may do to the view's bits after it: read it as another dtype of the same
+# item size, conjugate it, take its imaginary part (with the neg bit after a conj), or
+# view a complex one as real pairs. Composed with every view above.
+BITS = {
+    "sibling_dtype": ".view(torch.{sibling})",
+    "conj": ".conj()",
+    "imag": ".imag",
+    "imag_of_conj": ".conj().imag",  # the neg bit
+    "view_as_real": "",  # torch.view_as_real(view), written out in the lookup
+}
 LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
+LOOKUP_BITS = [None] * (2 * len(BITS)) + list(BITS)  # mostly the view as it is
 
 PRELUDE = '''import math
 import threading
@@ -271,8 +287,9 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.live = [None] * SLOTS  # per slot: _slot_state() while a source lives there
             self.graveyard = 0  # live sources whose storage left their slot (L2 steps)
             # what was last made at each slot
-            self.last_made = [dict(dtype="float32", shape="4x8", layout="contiguous", origin="allocator",
+            self.last_made = [dict(dtype="float32", shape=(4, 8), layout="contiguous", origin="allocator",
                                    kind="tensor") for _ in range(SLOTS)]
+            self.habit = {"grad": "no_grad", "which": 0, "thread": False}
             self.in_request = False
             self.made = 0
             self.steps = 0
@@ -306,19 +323,28 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.made += 1
             return self.made
 
+        @initialize(grad=st.sampled_from(list(GRAD_MODES)), which=st.sampled_from(range(CACHES)),
+                    thread=st.booleans(), **SOURCE)
+        def habits(self, grad, which, thread, **made):
+            """What this sequence mostly does: its sources' dtype, shape, layout, origin
+            and kind, its grad mode, the cache it looks up in, and its thread. A condition
+            that needs several steps alike is then as likely as one that needs one."""
+            self.habit = {"grad": grad, "which": which, "thread": thread}
+            self.last_made = [dict(made) for _ in range(SLOTS)]
+
         # -- request bounds (what an L3 cache needs to hear) ------------------
 
         @precondition(lambda self: not self.in_request)
         @rule()
         def request_begins(self):
             self.in_request = True
-            self.run(Level.L0, "getattr(cache, 'begin_request', lambda: None)()")
+            self.run(Level.L0, "for c in caches:\n    getattr(c, 'begin_request', lambda: None)()")
 
         @precondition(lambda self: self.in_request)
         @rule()
         def request_ends(self):
             self.in_request = False
-            self.run(Level.L0, "getattr(cache, 'end_request', lambda: None)()")
+            self.run(Level.L0, "for c in caches:\n    getattr(c, 'end_request', lambda: None)()")
 
         # -- filling: many other live entries, of every age --------------------
 
@@ -382,46 +408,43 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         return "del " + ", ".join(names)
 
     @precondition(lambda self: level < Level.L3 or self.in_request)
-    @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from(REPEATS),
-          grad=st.sampled_from(list(GRAD_MODES)), requires_grad=st.booleans(),
-          which=st.sampled_from((0,) * (3 * CACHES - 3) + tuple(range(1, CACHES))),
-          thread=st.sampled_from((False, False, False, True)), **{
-              # mostly None: what the last source at this slot had (address reuse needs the same size)
-              what: st.sampled_from((None, None, None) + tuple(values)) for what, values in
-              (("dtype", DTYPES), ("shape", SHAPES), ("layout", LAYOUTS), ("origin", ORIGINS), ("kind", KINDS))})
-    def lookup(self, view, new_object, repeat, grad, requires_grad, which, thread, **made):
-        """Look up the slot's source through a view, in cache ``which``, maybe from
-        another thread; where no source lives, the next request's tensor is made at
-        the slot's address first (in ``grad`` mode), of the drawn dtype, shape,
-        layout, origin and kind or, mostly, those the last one there had."""
+    @rule(view=st.sampled_from(LOOKUP_VIEWS), bits=st.sampled_from(LOOKUP_BITS), new_object=st.booleans(),
+          repeat=st.sampled_from(REPEATS), requires_grad=st.booleans(), **{
+              # mostly None: the sequence's habit, or what the last source at this slot had
+              # (address reuse needs the same size)
+              what: st.one_of(st.none(), st.none(), st.none(), strategy) for what, strategy in SOURCE.items()},
+          grad=st.one_of(st.none(), st.none(), st.sampled_from(list(GRAD_MODES))),
+          which=st.one_of(st.none(), st.none(), st.sampled_from(range(CACHES))),
+          thread=st.one_of(st.none(), st.none(), st.booleans()))
+    def lookup(self, view, bits, new_object, repeat, requires_grad, grad, which, thread, **made):
+        """Look up the slot's source through a view (its bits maybe changed after), in
+        cache ``which``, in ``grad`` mode, maybe from another thread; where no source
+        lives, the next request's tensor is made at the slot's address first, of the
+        drawn dtype, shape, layout, origin and kind or those the last one there had."""
+        grad = grad or self.habit["grad"]
+        which = self.habit["which"] if which is None else which
+        thread = self.habit["thread"] if thread is None else thread
         mode = GRAD_MODES[grad]
         if not live(self):
-            made = {what: value or self.last_made[slot][what] for what, value in made.items()}
+            made = {what: self.last_made[slot][what] if value is None else value for what, value in made.items()}
             made["dtype"] = _pick(made["dtype"], allowed)
             self.last_made[slot] = dict(made)
-            dtype, shape, layout, kind = made["dtype"], SHAPES[made["shape"]], made["layout"], made["kind"]
+            dtype, shape, layout, kind = made["dtype"], made["shape"], made["layout"], made["kind"]
             gradable = getattr(torch, dtype).is_complex or (getattr(torch, dtype).is_floating_point
                                                              and getattr(torch, dtype).itemsize > 1)
-            if LAYOUTS[layout] > len(shape) or (LAYOUTS[layout] < len(shape) and layout != "transposed" and
-                                                  LAYOUTS[layout]) or (layout == "transposed" and len(shape) < 2):
-                layout = "contiguous"  # a memory format exists for one rank only
+            if layout != "contiguous" and (LAYOUTS[layout] > len(shape) or (LAYOUTS[layout] != len(shape)
+                                                                             and layout != "transposed")):
+                layout = "contiguous"  # a memory format exists for one rank only; transposing needs two
             if kind == "trainable_parameter" and (not gradable or grad == "inference"):
                 kind = "frozen_parameter"
-            self.live[slot] = _slot_state(two_d=made["shape"] == "4x8" and layout == "contiguous")
+            self.live[slot] = _slot_state()
             make = (f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype}, {shape}, {layout!r}, "
                     f"{made['origin']!r}, {kind!r})")
             if requires_grad and gradable and grad != "inference" and not kind.endswith("parameter"):
                 make += ".requires_grad_()"  # a leaf, as a parameter is
             self.run(Level.L0, f"with {mode}:\n    {make}" if mode else make)
-        state, src = self.live[slot], source(self)
-        template, any_layout = VIEWS[view]
-        real = str(src.real.dtype).removeprefix("torch.") if src.is_complex() else None
-        if ((view in COMPLEX_ONLY and (real not in allowed or (view == "view_as_real" and src.is_conj())))
-                or (not state["two_d"] and not any_layout)
-                or (view == "sibling_dtype" and not reinterpretable(self))):
-            view = "itself"
-            template = VIEWS[view][0]
-        expr = template.format(s=name, sibling=SIBLING.get(dtype_of(self)))
+        view, expr = view_of(self, view, bits, mode)
+        state = self.live[slot]
         if view != "itself" and not new_object:
             if view not in state["views"]:
                 state["views"].add(view)
@@ -435,6 +458,26 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         if thread:  # grad mode is per thread: the step sets its own
             call = f"def step():\n{_indent(call)}\n\n\nin_thread(step)"
         self.run(Level.L0, call)
+
+    def view_of(self, view, bits, mode):
+        """(name, expression) of the drawn view with its bits changed; the source itself
+        where torch refuses that view of it or it reads a dtype the cache does not take."""
+        expr = VIEWS[view].format(s=name)
+        if bits == "sibling_dtype" and not reinterpretable(self):
+            bits = None
+        if bits:
+            sibling = SIBLING.get(dtype_of(self))
+            expr = f"torch.view_as_real({expr})" if bits == "view_as_real" else expr + BITS[bits].format(
+                sibling=sibling)
+            view = f"{view}_{bits}"
+        try:
+            with eval(mode, self.namespace) if mode else contextlib.nullcontext():  # noqa: S307 - our own text
+                made = eval(expr, self.namespace)  # noqa: S307 - as the step will run it
+        except (RuntimeError, ValueError, IndexError, TypeError):
+            return "itself", name
+        if str(made.dtype).removeprefix("torch.") not in allowed:
+            return "itself", name
+        return view, expr
 
     def update_in_place(self):
         """In place: a version bump; on an inference tensor, a rewrite with none (L3)."""
@@ -456,7 +499,6 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         elif how == "conj":
             self.run(Level.L0, f"{name}.data = {name}.conj()")
         else:  # a (4, 4) window at one of two offsets of its own storage; all of a smaller one, flat
-            self.live[slot]["two_d"] = False
             src = source(self)
             elements = src.untyped_storage().nbytes() // src.element_size()
             offset, shape, stride = (16 if how == "second_half" else 0, (4, 4), (4, 1)) if elements >= 32 else (
@@ -484,7 +526,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         self.graveyard -= 1
         self.run(Level.L2, f"{name} = graveyard.pop()\n"
                            f"{name}.data = fresh({slot}, {self.next_content()}, {name}.dtype)")
-        self.live[slot] = _slot_state(two_d=True)
+        self.live[slot] = _slot_state()
 
     def rewrite_through_alias(self):
         """Content rewritten through another tensor on the same storage, which has
@@ -544,10 +586,9 @@ class _Namespace:
         setattr(target, last, factory)
 
 
-def _slot_state(two_d: bool) -> dict:
-    """What a slot's live tensor does not say itself: whether it still has the
-    (4, 8) layout the 2-D views are written for, and which views of it were kept."""
-    return {"two_d": two_d, "views": set()}
+def _slot_state() -> dict:
+    """What a slot's live tensor does not say itself: which views of it were kept."""
+    return {"views": set()}
 
 
 def coverage() -> list[tuple[str, str]]:
@@ -557,12 +598,16 @@ def coverage() -> list[tuple[str, str]]:
     return [
         ("max_size", f"{names(SIZES)}: one per round of {EXAMPLES} sequences of up to {STEPS} steps, in turn"),
         ("dtypes", f"{names(DTYPES)}; views read some as {names(sorted(set(ALL_DTYPES) - set(DTYPES)))}"),
-        ("shapes (rank 0 to 6)", ", ".join(f"`{name}` {shape}" for name, shape in SHAPES.items())),
+        ("shapes", ", ".join(f"`{name}` {shape}" for name, shape in SHAPES.items())
+                   + f", or any of rank 0 to 6 with sizes drawn from {DIM_SIZES}"),
         ("memory formats", names(LAYOUTS)),
         ("storage origins", names(ORIGINS)),
         ("tensor kinds", names(KINDS)),
-        ("views looked up", f"{names(VIEWS)}; kept or made anew per lookup"),
+        ("views looked up", f"{names(VIEWS)}; kept or made anew per lookup; each maybe followed by "
+                            f"{names(BITS)}"),
         ("grad modes", names(GRAD_MODES) + "; sources requiring grad or not"),
+        ("habits", "each sequence draws its sources' dtype, shape, memory format, origin and kind, its grad "
+                   "mode, cache and thread; a step keeps the habit or draws anew"),
         ("history", f"other entries added {FILLS[0]} to {max(FILLS)} at a time ({names(FILLS)}), "
                     f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
                     f"request bounds"),

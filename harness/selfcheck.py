@@ -33,40 +33,46 @@ def audit_mutant(mutant: Mutant) -> str | None:
     return first_failure(cls, Level.parse(cls.level), spec=mutant.name)
 
 
-def audit_all(mutants: list, workers: int | None = None) -> list:
-    """``audit_mutant`` of each, in order, across ``workers`` processes (one per core)."""
+def audit_all(mutants: list, workers: int | None = None):
+    """``audit_mutant`` of each, yielded in order as they finish, across ``workers``
+    processes (default: one per core)."""
     workers = workers or os.cpu_count() or 1
-    if workers == 1 or len(mutants) == 1:
-        return [audit_mutant(m) for m in mutants]
+    if workers == 1:
+        yield from map(audit_mutant, mutants)
+        return
     with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return pool.map(audit_mutant, mutants, chunksize=1)
+        yield from pool.imap(audit_mutant, mutants, chunksize=1)
 
 
 def kill_table(out=print, workers: int | None = None) -> tuple[int, int]:
     """Audit every hand-written mutant as a user would (catalogue, then search); print
     mutant, killed or alive, and what killed it."""
     out(f"{'mutant':30} {'where':9} result")
-    failures = audit_all(MUTANTS, workers)
-    for m, failure in zip(MUTANTS, failures):
+    killed = 0
+    for m, failure in zip(MUTANTS, audit_all(MUTANTS, workers)):
+        killed += failure is not None
         where = "search" if m.search_only else "catalogue"
         out(f"{m.name:30} {where:9} {'killed by ' + failure if failure else 'ALIVE: ' + m.breaks}"[:150])
-    killed = sum(f is not None for f in failures)
     out(f"killed {killed}/{len(MUTANTS)} ({sum(m.search_only for m in MUTANTS)} of them wrong only where "
         f"the catalogue never goes)")
     return killed, len(MUTANTS)
 
 
 def generated_table(count: int = GENERATED, seed: int = 0, out=print, workers: int | None = None) -> tuple[int, int]:
-    """Audit ``count`` generated mutants (seeded); print the kill rate by guard and
-    every survivor with its predicate."""
+    """Audit ``count`` generated mutants (seeded): print each as it is judged, the
+    kill rate by guard, and every survivor with its predicate."""
     made = generate(count, seed)
-    failures = audit_all([g.mutant for g in made], workers)
+    out(f"{'mutant':6} {'guard skipped':17} result")
+    failures = []
+    for g, failure in zip(made, audit_all([g.mutant for g in made], workers)):
+        failures.append(failure)
+        out(f"{g.name:6} {g.guard:17} {'killed by ' + failure if failure else 'ALIVE when ' + g.predicate}"[:150])
     killed = sum(f is not None for f in failures)
-    out(f"{'guard skipped':20} {'killed':>9}")
+    out(f"\n{'guard skipped':17} killed")
     for guard in GUARDS:
         mine = [f for g, f in zip(made, failures) if g.guard == guard]
         if mine:
-            out(f"{guard:20} {sum(f is not None for f in mine):>4}/{len(mine):<4}")
+            out(f"{guard:17} {sum(f is not None for f in mine):>3}/{len(mine)}")
     survivors = [g for g, f in zip(made, failures) if f is None]
     out(f"generated (seed {seed}): killed {killed}/{count} ({killed / count:.1%}); survivors: {len(survivors)}")
     for g in survivors:
