@@ -80,6 +80,8 @@ SOURCE = {
 PLAIN = {"dtype": ("float32", "float16", "bfloat16", "complex64", "int64", "float64"),
          "shape": ((4, 8), (2, 2, 2, 4), (1, 2, 2, 2, 4), (2, 77, 768)),
          "layout": ("contiguous",), "origin": ("allocator",), "kind": ("tensor",)}
+PLAIN_VIEWS = ("itself", "detach", "chunk0", "chunk1", "rows_1_3", "transposed", "view_8x4", "expanded_row",
+               "every_other_column", "square_transposed")  # a pipeline's own views of a text embedding
 
 # Views of a live source, as expressions over its name; most are written for a (4, 8)
 # source. A lookup draws any of them: one that torch refuses for the source at hand
@@ -121,6 +123,7 @@ BITS = {
 }
 LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
 LOOKUP_BITS = [None] * (2 * len(BITS)) + list(BITS)  # mostly the view as it is
+PLAIN_LOOKUP_VIEWS = ["itself"] * (len(PLAIN_VIEWS) - 1) + list(PLAIN_VIEWS)
 
 PRELUDE = '''import math
 import threading
@@ -418,7 +421,8 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         return "del " + ", ".join(names)
 
     @precondition(lambda self: level < Level.L3 or self.in_request)
-    @rule(view=st.sampled_from(LOOKUP_VIEWS), bits=st.sampled_from(LOOKUP_BITS), new_object=st.booleans(),
+    @rule(view=st.sampled_from(LOOKUP_VIEWS), plain_view=st.sampled_from(PLAIN_LOOKUP_VIEWS),
+          bits=st.sampled_from(LOOKUP_BITS), new_object=st.booleans(),
           repeat=st.sampled_from(REPEATS), requires_grad=st.booleans(), **{
               # mostly None: the sequence's habit, or what the last source at this slot had
               # (address reuse needs the same size)
@@ -426,14 +430,14 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
           grad=st.one_of(st.none(), st.none(), st.sampled_from(list(GRAD_MODES))),
           which=st.one_of(st.none(), st.none(), st.sampled_from(range(CACHES))),
           thread=st.one_of(st.none(), st.none(), st.booleans()))
-    def lookup(self, view, bits, new_object, repeat, requires_grad, grad, which, thread, **made):
+    def lookup(self, view, plain_view, bits, new_object, repeat, requires_grad, grad, which, thread, **made):
         """Look up the slot's source through a view (its bits maybe changed after), in
         cache ``which``, in ``grad`` mode, maybe from another thread; where no source
         lives, the next request's tensor is made at the slot's address first, of the
         drawn dtype, shape, layout, origin and kind or those the last one there had."""
         grad = grad or self.habit["grad"]
         if self.habit["plain"]:
-            which, thread = 0, False
+            which, thread, view = 0, False, plain_view
             made = {what: value if value in PLAIN[what] else None for what, value in made.items()}
         which = self.habit["which"] if which is None else which
         thread = self.habit["thread"] if thread is None else thread
@@ -622,7 +626,8 @@ def coverage() -> list[tuple[str, str]]:
         ("habits", "each sequence draws its sources' dtype, shape, memory format, origin and kind, its grad "
                    "mode, cache and thread; a step keeps the habit or draws anew; half the sequences keep to "
                    f"the plain case: dtypes {names(PLAIN['dtype'])}, shapes {', '.join(map(str, PLAIN['shape']))}, "
-                   "contiguous, torch's allocator, the first cache, the main thread"),
+                   "contiguous, torch's allocator, the first cache, the main thread, views "
+                   f"{names(PLAIN_VIEWS)}"),
         ("history", f"other entries added {FILLS[0]} to {max(FILLS)} at a time ({names(FILLS)}), "
                     f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
                     f"request bounds"),
