@@ -64,10 +64,14 @@ def build_parser() -> OneLineParser:
                         "addresses: the seed's bug)")
     add_run_options(c, "pipeline scenarios to run (default: all up to --require)")
 
-    sub.add_parser("selfcheck", help="mutation kill rate, concurrency and memory of the designs",
-                   description="Audit every deliberately broken variant of the hardened design (all must "
-                               "be killed), stress every design from several threads, and count what "
-                               "each holds after 1,000 requests. Exit 1 if a mutant survives.")
+    sc = sub.add_parser("selfcheck", help="mutation kill rate, concurrency and memory of the designs",
+                        description="Audit every deliberately broken variant of the hardened design (all must "
+                                    "be killed), stress every design from several threads, and count what "
+                                    "each holds after 1,000 requests. Exit 1 if a mutant survives (or, with "
+                                    "--generated, if fewer than 95%% of the generated ones are killed).")
+    sc.add_argument("--generated", type=int, default=0, metavar="N",
+                    help="also audit N generated mutants (one guard skipped under a random predicate; default 0)")
+    sc.add_argument("--generated-seed", type=int, default=0, metavar="S", help="seed that draws them (default 0)")
     sub.add_parser("bench", help="measure lookup, put and end-to-end costs per design (reports/bench/)",
                    description="Measure every design side by side in one process and write "
                                "reports/bench/bench.json and bench.md.")
@@ -164,7 +168,9 @@ def _run(parser, args) -> int:
         return compare(parser, args)
     if args.command == "selfcheck":
         from harness.selfcheck import main as selfcheck
-        return selfcheck()
+        if not 0 <= args.generated <= 10_000 or not 0 <= args.generated_seed < 2**32:
+            parser.error("--generated must be 0-10000 and --generated-seed 0 to 2**32 - 1")
+        return selfcheck(args.generated, args.generated_seed)
     if args.command == "scan":
         from harness.scan import main as scan
         return scan(args)

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 import torch
 
 from cache_impl import Level, declared_level, describe_spec, level_below
-from harness.search import search
+from harness.search import ALL_DTYPES, search
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
-                             applies, fails_contract, fails_level, project, reached_level, run_scenario)
+                             applies, fails_contract, fails_level, reached_level, run_scenario)
 
 DEFAULT_BUDGET = 40.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
 CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
-PROBED_DTYPES = ("float32", "bfloat16", "float16", "float64", "complex64", "int64", "int32", "int16")
+PROBED_DTYPES = ALL_DTYPES  # every dtype the search makes sources of
 WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)
 
 
@@ -70,10 +70,10 @@ def unsupported_dtypes(factory, options: AuditOptions) -> dict[str, str]:
     for name in PROBED_DTYPES:
         dtype = getattr(torch, name)
         source = (torch.randn(SHAPE).to(dtype) if dtype.is_floating_point or dtype.is_complex
-                  else torch.randint(0, 100, SHAPE, dtype=dtype))
+                  else torch.randint(0, 2 if dtype is torch.bool else 100, SHAPE).to(dtype))
         try:
             cache = guarded(factory, timeout=options.timeout, grad_mode=options.grad_mode)(max_size=2)
-            cache.put(source, project(source))
+            cache.put(source, torch.ones(1))  # float8 has no arithmetic on CPU: any value will do
             cache.get(source)
         except CacheCallFailed as exc:
             if not exc.raised:
@@ -133,15 +133,17 @@ def catalogue_failure(factory, level: Level, contract: str = "lru", tries: int =
     return None
 
 
-def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT_BUDGET, seed: int = 0) -> str | None:
-    """What keeps the cache from ``level``, as the audit finds it (catalogue, then
-    search), in one line; None when nothing does."""
-    found = catalogue_failure(factory, level)
+def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT_BUDGET, seed: int = 0,
+                  contract: str = "lru") -> str | None:
+    """What keeps the cache from ``level`` or breaks ``contract``, as the audit finds
+    it (catalogue, then search), in one line; None when nothing does."""
+    found = catalogue_failure(factory, level, contract)
     if found is not None:
         return f"{found[0].name} ({found[1].status})"
-    failure = search(spec or getattr(factory, "__name__", "cache"), factory, level, budget, seed)
+    failure = search(spec or getattr(factory, "__name__", "cache"), factory, level, budget, seed, contract=contract)
     if failure is not None:
-        return f"search at {failure.level}, seed {failure.seed}: {failure.message}"
+        where = "the contract" if failure.contract else failure.level
+        return f"search at {where}, seed {failure.seed}: {failure.message}"
     return None
 
 
@@ -166,6 +168,7 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
         if s.contract is not None:
             asks = "yes" if applies(s, options.contract) else "no"
             out(_row(s, trial, fails_contract(s, trial, options.contract), asks))
+    robustness_table(rows, out)
     inconclusive = [s.name for s, t in rows if t.status == INCONCLUSIVE]
     if inconclusive:
         out(f"inconclusive (not counted as passes): {', '.join(inconclusive)}")
@@ -177,9 +180,21 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
     out(f"catalogue: level {level_name(level)}")
     level, found = search_below(spec, factory, level, options, frozenset(unsupported), out)
     broken = [s.name for s, t in rows if fails_contract(s, t, options.contract)]
+    broken += [f"search: {f.message}" for f in found if f.contract]
     out(f"level reached: {level_name(level)}")
     out(f"contract {options.contract}: " + ("kept" if not broken else f"broken ({', '.join(broken)})"))
     return AuditResult(level, not broken, rows, unsupported, found)
+
+
+def robustness_table(rows, out) -> None:
+    """What the cache did with each tensor outside plain strided ones: refusing one
+    (any exception) is safe; only a false hit fails."""
+    for s, trial in rows:
+        handled = trial.evidence.get("robustness")
+        if handled:
+            out(f"\n{'robustness (' + s.name + ')':35} outcome")
+            for kind, outcome in handled.items():
+                out(f"{kind:35} {outcome}"[:150])
 
 
 def _row(s, trial, failed: bool, asks: str | None = None) -> str:
@@ -199,32 +214,41 @@ def audit(spec: str, factory, options: AuditOptions, out=print) -> int:
     reasons = []
     if not safe:
         failed = [s.name for s, t in result.rows if fails_level(s, t) and s.level <= options.require]
-        failed += [f"search ({f.level}: {f.message})" for f in result.search_failures if f.level <= options.require]
+        failed += [f"search ({f.level}: {f.message})" for f in result.search_failures
+                   if f.level <= options.require and not f.contract]
         reasons.append(f"safety: does not reach {options.require} ({'; '.join(failed)})")
     if not result.contract_kept:
         broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract)]
+        broken += [f"search: {f.message}" for f in result.search_failures if f.contract]
         reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(broken)})")
     out(f"FAIL: {spec}: " + "; ".join(reasons))
     return 1
 
 
 def search_below(spec, factory, level, options: AuditOptions, unsupported: frozenset, out):
-    """Search at ``level``; on a failure, the level drops below the failure's and
-    the search goes on there with the budget left. Returns (level, failures)."""
+    """Search at ``level`` (with the hygiene checks ``--contract`` asks for); on a
+    safety failure, the level drops below the failure's and the search goes on
+    there with the budget left; on a contract failure, it goes on at the same
+    level without those checks. Returns (level, failures)."""
     found = []
+    contract = options.contract
     deadline = time.monotonic() + options.budget
     while level is not None and time.monotonic() < deadline:
         started = time.monotonic()
-        out(f"search: steps up to {level}, {deadline - started:.0f} s left, --seed {options.seed} ...")
+        out(f"search: steps up to {level}" + (f", contract {contract}" if contract != "none" else "")
+            + f", {deadline - started:.0f} s left, --seed {options.seed} ...")
         failure = search(spec, factory, level, deadline - started, options.seed, timeout=options.timeout,
-                         unsupported=unsupported)
+                         unsupported=unsupported, contract=contract)
         if failure is None:
             out(f"search: no failure in {time.monotonic() - started:.1f} s")
             break
         found.append(failure)
-        out(f"search FAILED at {failure.level} (found with --seed {failure.seed}): {failure.message}\n"
-            f"reproduce with:\n\n{failure.snippet}")
-        level = level_below([failure.level])
+        out(f"search FAILED {'the contract' if failure.contract else 'at ' + str(failure.level)} "
+            f"(found with --seed {failure.seed}): {failure.message}\nreproduce with:\n\n{failure.snippet}")
+        if failure.contract:
+            contract = "none"
+        else:
+            level = level_below([failure.level])
     return level, found
 
 

@@ -200,3 +200,137 @@ def build(mutant: Mutant):
     exec(compile(sources[mutant.module], f"<mutant {mutant.name}: {mutant.module}.py>", "exec"), mod.__dict__)
     mod.fingerprint = fp.fingerprint  # the mutant's key function, if it edited one
     return getattr(mod, mutant.cls)
+
+
+# --- generated mutants: one guard of the reference design, skipped only when a random predicate holds ---
+
+# Properties a generated guard may depend on (not "empty": an empty tensor's value is
+# every other's of its dtype and shape, so no guard is observable there), in groups (a predicate takes at most one
+# atom of a group). ``{t}`` is the tensor in hand, ``{c}`` the cache: atoms with
+# ``{c}`` are about the cache's history and fit only guards whose code has the cache.
+ATOMS = {
+    "shape": {"rank 0": "{t}.dim() == 0", "rank >= 3": "{t}.dim() >= 3", "rank >= 5": "{t}.dim() >= 5",
+              "rank 1": "{t}.dim() == 1", "odd size": "{t}.numel() % 2 == 1",
+              "more than 4096 elements": "{t}.numel() > 4096", "a dimension of size 1": "1 in {t}.shape"},
+    "dtype": {**{f"dtype {name}": f"{{t}}.dtype == torch.{name}" for name in
+                 ("float32", "float16", "bfloat16", "float64", "complex64", "complex128", "int64", "int32", "int8",
+                  "uint8", "bool", "float8_e4m3fn", "int16")},
+              "1-byte items": "{t}.element_size() == 1", "8-byte items": "{t}.element_size() == 8",
+              "complex": "{t}.is_complex()", "not floating": "not {t}.is_floating_point()"},
+    "layout": {"not contiguous": "not {t}.is_contiguous()", "a zero stride": "0 in {t}.stride()",
+               "offset into its storage": "{t}.storage_offset() > 0",
+               "channels_last": "{t}.dim() == 4 and not {t}.is_contiguous() and "
+                                "{t}.is_contiguous(memory_format=torch.channels_last)",
+               "shared memory": "{t}.is_shared()", "conj bit": "{t}.is_conj()", "neg bit": "{t}.is_neg()"},
+    "object": {"requires grad": "{t}.requires_grad", "a Parameter": "isinstance({t}, torch.nn.Parameter)",
+               "a subclass": "type({t}) is not torch.Tensor", "an inference tensor": "{t}.is_inference()"},
+    "mode": {"grad enabled": "torch.is_grad_enabled()", "inference mode": "torch.is_inference_mode_enabled()",
+             "another thread": "threading.current_thread() is not threading.main_thread()"},
+    "history": {"max_size 1": "{c}.max_size == 1", "max_size > 100": "{c}.max_size > 100",
+                "max_size >= 1000": "{c}.max_size >= 1000", "odd max_size": "{c}.max_size % 2 == 1",
+                "32 or more held": "len({c}._recency) >= 32", "full": "len({c}._recency) >= {c}.max_size",
+                "more than 100 calls": "getattr({c}, '_calls', 0) > 100",
+                "every 7th call": "getattr({c}, '_calls', 0) % 7 == 0"},
+}
+# Atom pairs no tensor has at once: a predicate never holding would be no mutant at all.
+EXCLUDED = {frozenset(pair) for pair in [("requires grad", "not floating"), ("requires grad", "1-byte items"),
+                                          ("an inference tensor", "requires grad")]} | {
+    frozenset(("requires grad", name)) for name in ATOMS["dtype"] if name.startswith("dtype ") and
+    name.split()[1] not in ("float32", "float16", "bfloat16", "float64", "complex64", "complex128")}
+
+SLOW_GET = "        return None  # a plain miss needs no lock\n        with self._lock:\n"
+COUNT_CALLS = ("hardened", "    def get(self, source):\n",
+               "    def get(self, source):\n        self._calls = getattr(self, '_calls', 0) + 1\n")
+IMPORT_TORCH = ("hardened", "import threading\n", "import threading\n\nimport torch\n")
+IMPORT_THREADING = ("keys", "import torch\n", "import threading\n\nimport torch\n")
+
+
+def _key_field(position: int, constant: str):
+    """The key function replaces one field of the fingerprint with a constant when P holds."""
+    fields = ["ptr", "shape", "stride", "dtype", "t.device", "version", "dtype.is_complex and t.is_conj()",
+              "t.is_neg()"]
+
+    def edits(p):
+        changed = list(fields)
+        changed[position] = f"({constant} if ({p}) else {fields[position]})"
+        return [IMPORT_THREADING, ("keys", KEY, f"return ({', '.join(changed)})")]
+    return edits
+
+
+# Each guard: (what it protects, the atoms its code can evaluate, edits given the predicate's text P).
+# "tensor": the key function sees only the tensor; "any": get/put see the cache too;
+# "history": clear() sees only the cache.
+GUARDS = {
+    "liveness": ("the liveness guard: a dead source's entry is kept and trusted", "any", lambda p: [
+        ("hardened", "ref = _SourceRef(source, self._source_died)",
+         f"ref = _SourceRef(source, None if ({p}) else self._source_died)"),
+        _slow_trusts_when(f"({p}) and ref() is None")]),
+    "recheck": ("the referent recheck: a live referent is trusted", "any", lambda p: [
+        _slow_trusts_when(f"({p}) and ref() is not None")]),
+    "storage identity": ("the storage identity checks", "any", lambda p: [
+        _fast("\n                    and storage_id(source) == storage and",
+              f"\n                    and (({p}) or storage_id(source) == storage) and"),
+        ("hardened", "def _unchanged(ref: _SourceRef, key, source) -> bool:",
+         "def _unchanged(ref: _SourceRef, key, source, skip_storage=False) -> bool:"),
+        ("hardened", "        if storage_id(source) != pinned:",
+         "        if not skip_storage and storage_id(source) != pinned:"),
+        ("hardened", "    return storage_id(referent) == pinned",
+         "    return skip_storage or storage_id(referent) == pinned"),
+        ("hardened", SLOW_CHECK, f"            if not _unchanged(ref, key, source, {p}):")]),
+    "key: address": ("the address in the key", "tensor", _key_field(0, "0")),
+    "key: shape": ("the shape in the key", "tensor", _key_field(1, "()")),
+    "key: stride": ("the stride in the key", "tensor", _key_field(2, "()")),
+    "key: dtype": ("the dtype in the key", "tensor", _key_field(3, "None")),
+    "key: version": ("the version in the key", "tensor", _key_field(5, "None")),
+    "key: conj bit": ("the conj bit in the key", "tensor", _key_field(6, "False")),
+    "key: neg bit": ("the neg bit in the key", "tensor", _key_field(7, "False")),
+    "recency": ("LRU recency: a hit does not mark its entry used", "any", lambda p: [
+        ("hardened", "                ref.used = True  #", f"                ref.used = ref.used or not ({p})  #"),
+        ("hardened", "            ref.used = True\n            return",
+         f"            ref.used = ref.used or not ({p})\n            return")]),
+    "bound": ("the size bound: no eviction on this insert", "any", lambda p: [
+        ("hardened", "            self._evict_over_bound(newest=id(ref))",
+         f"            if not ({p}):\n                self._evict_over_bound(newest=id(ref))")]),
+    "clear": ("clear(): it keeps every entry", "history", lambda p: [
+        ("hardened", "    def clear(self) -> None:\n",
+         f"    def clear(self) -> None:\n        if {p}:\n            return\n")]),
+}
+
+
+@dataclass(frozen=True)
+class Generated:
+    name: str
+    guard: str
+    predicate: str  # in words
+    mutant: Mutant
+
+
+def generate(count: int = 200, seed: int = 0) -> list[Generated]:
+    """``count`` mutants of ``hardened``, drawn with ``random.Random(seed)``: a guard,
+    and a predicate of one or two atoms of other groups (each maybe negated) under
+    which that guard is skipped."""
+    import random
+    rng = random.Random(seed)
+    made = []
+    while len(made) < count:
+        guard = rng.choice(list(GUARDS))
+        breaks, sees, edits = GUARDS[guard]
+        groups = ["history"] if sees == "history" else [g for g in ATOMS if sees == "any" or g != "history"]
+        chosen = rng.sample(groups, k=min(len(groups), rng.choice((1, 2))))
+        atoms = [rng.choice(list(ATOMS[g])) for g in chosen]
+        if len(atoms) == 2 and frozenset(atoms) in EXCLUDED:
+            continue
+        negated = [len(atoms) == 2 and rng.random() < 0.2 for _ in atoms]
+        words = " and ".join(("not " if neg else "") + a for a, neg in zip(atoms, negated))
+        t, c = ("t", None) if guard.startswith("key") else ("source", "self")
+        text = " and ".join(("not " if neg else "") + "(" + _atom(a).format(t=t, c=c) + ")"
+                            for a, neg in zip(atoms, negated))
+        name = f"g{len(made):03d}"
+        extra = [COUNT_CALLS] if any("_calls" in _atom(a) for a in atoms) else []
+        mutant = Mutant(name, f"{breaks}, when {words}", tuple([IMPORT_TORCH, *extra, *edits(text)]))
+        made.append(Generated(name, guard, words, mutant))
+    return made
+
+
+def _atom(name: str) -> str:
+    return next(group[name] for group in ATOMS.values() if name in group)

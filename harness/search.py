@@ -3,32 +3,27 @@
 The catalogue holds each situation still (one size, one dtype, one layout). This
 search varies them: hypothesis drives random sequences of steps against the
 cache, and an oracle checks every hit (a hit must be the value computed from the
-looked-up tensor's *current* content). What it varies:
-
-- ``max_size`` from 1 to 128, fill levels up to it, entries of every age, up to
-  20 hits in a row on one entry;
-- dtypes float32, float16, bfloat16, complex64, int64, and views that read one
-  memory as another dtype of the same size;
-- layouts: contiguous, transposed, expanded, strided, views at other offsets of
-  one storage (CFG halves made by ``.chunk(2)``), conj and neg-bit views;
-- grad modes: enabled, ``no_grad``, ``inference_mode``;
-- every way a live source changes: in place (a version bump), reinterpreted with
-  ``.data =``, freed and its address reused (L1), storage swapped, rebound away
-  and rebound back to its old address (L2), rewritten with no version bump (L3).
+looked-up tensor's *current* content). Sources and histories are composed from
+the properties below (ranks, sizes, dtypes, memory formats, storage origins,
+tensor kinds, views, grad modes, fills, caches, threads, max_size, and every way
+a live source changes); :func:`coverage` renders that list from these very
+constants, and docs/audit.md shows it.
 
 Every step *is* a line of plain Python: the machine executes the text it records,
 so a failure shrinks to a short runnable snippet that reproduces it with plain
-torch calls. A failure belongs to the highest level among its steps.
+torch calls. A false hit belongs to the highest level among its steps; an
+exception on a plain tensor, to L0.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
 import torch
 import torch.utils.dlpack
@@ -38,68 +33,160 @@ from cache_impl import Level
 from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
-SIZES = (2, 1, 128, 3, 64, 8)  # max_size, one per round of examples, in turn
-DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64")
-# Source shapes: the views below are written for (4, 8); the others carry only the
-# views that fit any shape. "large" is a text embedding's size (a batch of 2 x 77 x 768).
-SHAPES = {"4x8": (4, 8), "4d": (2, 2, 2, 4), "5d": (1, 2, 2, 2, 4), "large": (2, 77, 768)}
-ARENA_BYTES = 2 * 77 * 768 * 8  # the largest shape in the widest dtype
+SIZES = (2, 1, 4096, 3, 128, 8, 64, 17, 1024, 5, 256)  # max_size, one per round of examples, in turn
+FLOAT8 = tuple(name for name in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, name))
+DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64", "complex128", "int8", "uint8",
+          "bool") + FLOAT8
+# Source shapes: these, or any of rank 0 to 6 with each size drawn from DIM_SIZES.
+# "large" is a text embedding's size (a batch of 2 x 77 x 768).
+SHAPES = {"4x8": (4, 8), "scalar": (), "one": (1,), "empty": (0, 8), "odd": (3, 5, 7), "4d": (2, 2, 2, 4),
+          "5d": (1, 2, 2, 2, 4), "6d": (1, 2, 1, 3, 1, 2), "large": (2, 77, 768)}
+DIM_SIZES = (1, 2, 3, 4, 5)
+ARENA_BYTES = 2 * 77 * 768 * 16  # the largest shape in the widest dtype
+# Memory formats a source is made in, at its slot's address: the strides of ``format``
+# for the shape's rank, or the last two dimensions swapped.
+LAYOUTS = {"contiguous": 0, "channels_last": 4, "channels_last_3d": 5, "transposed": 2}  # -> the rank it needs
+# Where a source's storage comes from: torch's allocator (DLPack, as a fresh tensor at
+# a reused address), NumPy (from_numpy), a Python buffer (frombuffer), shared memory.
+ORIGINS = ("allocator", "from_numpy", "frombuffer", "shared_memory")
+# What kind of tensor object it is.
+KINDS = ("tensor", "frozen_parameter", "trainable_parameter", "buffer", "user_subclass")
 # A dtype of the same item size, to read one memory as another type.
 SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
-           "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64"}
+           "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64",
+           "int8": "uint8", "uint8": "int8", "bool": "uint8", **{name: "int8" for name in FLOAT8}}
 ALL_DTYPES = DTYPES + ("int32", "int16")  # with the siblings some views read
 GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}
+CACHES = 2  # cache instances the steps look up in (the second of max_size 3)
+FILLS = (3, 40, 8, 130)  # other entries one step adds, each looked up and inserted
+REPEATS = (1, 2, 20)  # lookups in a row on one entry
+REINTERPRETATIONS = ("sibling_dtype", "conj", "first_half", "second_half")  # what ``.data =`` makes of a source
+EXAMPLES, STEPS = 50, 20  # sequences per round, steps per sequence
+RECENCY_PROBE_MAX = 128  # LRU recency is probed in rounds of max_size 2 to this (a probe fills a cache to its bound)
 
-# Views of a live (4, 8) source, as expressions over its name. ``any_layout``
-# views stay valid after the source was reinterpreted into another shape.
-VIEWS = {
-    "itself": ("{s}", True),
-    "detach": ("{s}.detach()", True),
-    "chunk0": ("{s}.chunk(2)[0]", False),  # CFG halves of one batched tensor
-    "chunk1": ("{s}.chunk(2)[1]", False),
-    "rows_1_3": ("{s}[1:3]", False),
-    "transposed": ("{s}.t()", False),
-    "view_8x4": ("{s}.view(8, 4)", False),
-    "expanded_row": ("{s}[0:1].expand(4, 8)", False),  # same address and shape as {s}, stride 0
-    "every_other_column": ("{s}[:, ::2]", False),
-    "square_transposed": ("{s}[:, :4].t()", False),  # same address and shape as every_other_column
-    "sibling_dtype": ("{s}.view(torch.{sibling})", True),
-    "conj": ("{s}.conj()", True),
-    "imag_of_conj": ("{s}.conj().imag", True),  # the neg bit
+# What a source is made of, each drawn: per sequence (its habit), and anew now and then.
+SOURCE = {
+    "dtype": st.sampled_from(DTYPES),
+    "shape": st.one_of(st.sampled_from(tuple(SHAPES.values())),
+                       st.lists(st.sampled_from(DIM_SIZES), max_size=6).map(tuple)),
+    "layout": st.sampled_from(tuple(LAYOUTS)),
+    "origin": st.sampled_from(ORIGINS),
+    "kind": st.sampled_from(KINDS),
 }
-COMPLEX_ONLY = {"conj", "imag_of_conj"}
-# The model's everyday case, the source itself, drawn as often as all views together.
+
+# Half the sequences keep to the plain case a text encoder's output is (these sources,
+# torch's allocator, the main thread, the first cache), so that the everyday situations
+# stay as likely as they were before the draws above widened: a defect there is found fast.
+PLAIN = {"dtype": ("float32", "float16", "bfloat16", "complex64", "int64", "float64"),
+         "shape": ((4, 8), (2, 2, 2, 4), (1, 2, 2, 2, 4), (2, 77, 768)),
+         "layout": ("contiguous",), "origin": ("allocator",), "kind": ("tensor",)}
+PLAIN_VIEWS = ("itself", "detach", "chunk0", "chunk1", "rows_1_3", "transposed", "view_8x4", "expanded_row",
+               "every_other_column", "square_transposed")  # a pipeline's own views of a text embedding
+
+# Views of a live source, as expressions over its name; most are written for a (4, 8)
+# source. A lookup draws any of them: one that torch refuses for the source at hand
+# (another rank, a layout it cannot view) falls back to the source itself.
+VIEWS = {
+    "itself": "{s}",
+    "detach": "{s}.detach()",
+    "flattened": "{s}.reshape(-1)",
+    "unsqueezed": "{s}.unsqueeze(0)",
+    "as_strided_same": "{s}.as_strided({s}.shape, {s}.stride(), {s}.storage_offset())",
+    # of any source: two windows of one shape and stride at other offsets, and one of another stride
+    "flat_head": "{s}.reshape(-1)[:-1]",
+    "flat_tail": "{s}.reshape(-1)[1:]",
+    "flat_broadcast": "{s}.reshape(-1)[:1].expand({s}.numel())",
+    "chunk0": "{s}.chunk(2)[0]",  # CFG halves of one batched tensor
+    "chunk1": "{s}.chunk(2)[1]",
+    "rows_1_3": "{s}[1:3]",
+    "narrow": "{s}.narrow(1, 2, 3)",
+    "select": "{s}.select(0, 1)",
+    "transposed": "{s}.t()",
+    "permuted": "{s}.permute(1, 0)",
+    "view_8x4": "{s}.view(8, 4)",
+    "expanded_row": "{s}[0:1].expand(4, 8)",  # same address and shape as {s}, stride 0
+    "every_other_column": "{s}[:, ::2]",
+    "square_transposed": "{s}[:, :4].t()",  # same address and shape as every_other_column
+    "unfold": "{s}.unfold(1, 4, 2)",
+    "diagonal": "{s}.diagonal()",
+    "as_strided_overlapping": "{s}.as_strided((4, 4), (1, 1))",
+}
+# What a lookup may do to the view's bits after it: read it as another dtype of the same
+# item size, conjugate it, take its imaginary part (with the neg bit after a conj), or
+# view a complex one as real pairs. Composed with every view above.
+BITS = {
+    "sibling_dtype": ".view(torch.{sibling})",
+    "conj": ".conj()",
+    "imag": ".imag",
+    "imag_of_conj": ".conj().imag",  # the neg bit
+    "view_as_real": "",  # torch.view_as_real(view), written out in the lookup
+}
 LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
+LOOKUP_BITS = [None] * (2 * len(BITS)) + list(BITS)  # mostly the view as it is
+PLAIN_LOOKUP_VIEWS = ["itself"] * (len(PLAIN_VIEWS) - 1) + list(PLAIN_VIEWS)
 
 PRELUDE = '''import math
+import threading
 
-cache = {factory}(max_size={max_size})
+import numpy
+
+caches = [{factory}(max_size={max_size}), {factory}(max_size=3)]
+cache = caches[0]
 arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
+shared_arenas = [torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_() for _ in range({slots})]
 graveyard, fillers = [], []
 in_use = [None] * {slots}  # a weak reference to the storage last made at each slot
+
+
+class UserTensor(torch.Tensor):
+    """A user's subclass, without __torch_dispatch__."""
 
 
 def content(n, dtype, shape=(4, 8)):
     """Distinct, small, exact values for request n."""
     x = (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
+    if dtype is torch.bool:
+        return x % 2 == 1
     return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
 
 
-def fresh(slot, n, dtype, shape=(4, 8)):
+def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator", kind="tensor"):
     """The next request's tensor at a slot's fixed address: a new tensor with its own
     version counter at 0 and its own content, as the allocator hands out a freed address."""
     if in_use[slot] is not None and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
-    view = arenas[slot][:math.prod(shape) * dtype.itemsize].view(dtype).view(shape)
+    arena = shared_arenas[slot] if origin == "shared_memory" else arenas[slot]
+    memory = arena[:max(math.prod(shape), 1) * dtype.itemsize]
+    if origin == "from_numpy":
+        memory = torch.from_numpy(memory.numpy())
+    elif origin == "frombuffer":
+        memory = torch.frombuffer(memory.numpy(), dtype=torch.uint8)
+    else:
+        memory = dlpack.from_dlpack(dlpack.to_dlpack(memory))
+    if layout == "contiguous":
+        strides = torch.empty(shape, device="meta").stride()
+    elif layout == "transposed":
+        strides = torch.empty(shape, device="meta").transpose(-1, -2).contiguous().transpose(-1, -2).stride()
+    else:
+        strides = torch.empty(shape, device="meta", memory_format=getattr(torch, layout)).stride()
+    made = memory.view(dtype).as_strided(shape, strides).detach()  # no _base: that would keep memory alive
     with torch.no_grad():
-        view.copy_(content(n, dtype, shape))
-    made = dlpack.from_dlpack(dlpack.to_dlpack(view))
+        made.copy_(content(n, dtype, shape))
     in_use[slot] = StorageWeakRef(made.untyped_storage())
-    return made
+    if kind.endswith("parameter"):
+        return torch.nn.Parameter(made, requires_grad=kind == "trainable_parameter")
+    if kind == "buffer":
+        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
+        holder.register_buffer("buffer", made)
+        return holder.buffer
+    # as_subclass() would make a view, whose _base keeps the memory alive after a rebind
+    return torch.Tensor._make_subclass(UserTensor, made) if kind == "user_subclass" else made
 
 
 def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
+        if t.dtype.is_floating_point and t.dtype.itemsize == 1:
+            t = t.float()  # float8 has no arithmetic on CPU
         return t * 2 + 1
 
 
@@ -111,16 +198,60 @@ def same(a, b):
     return torch.equal(a, b) or bool(((a == b) | (a.isnan() & b.isnan())).all())
 
 
-def check(t, where):
+def check(t, where, which=0):
     """Look up as a model does; a hit must be the value of t's current content."""
     try:
-        value = cache.get(t)
+        value = caches[which].get(t)
         if value is None:
-            cache.put(t, project(t))
+            caches[which].put(t, project(t))
     except Exception as exc:
         raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
     if value is not None and not same(value, project(t)):
         raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
+
+
+def hygiene(*checks, where):
+    """The contract's checks: each (passed, what broke)."""
+    broken = [what for ok, what in checks if not ok]
+    if broken:
+        raise AssertionError(f"contract broken at {{where}}: {{'; '.join(broken)}}")
+
+
+def refreshes(t, where):
+    \"\"\"LRU recency, in a cache of the round's size filled to its bound with t
+    oldest: a hit refreshes t's entry, so the next insert evicts another.\"\"\"
+    probe = {factory}(max_size={max_size})
+    others = [content(n, t.dtype) for n in range({max_size})]
+    try:
+        probe.put(t, project(t))
+        for other in others[1:]:
+            probe.put(other, project(other))
+        hit = probe.get(t) is not None
+        probe.put(others[0], project(others[0]))
+        kept = probe.get(t) is not None
+    except Exception as exc:
+        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
+    hygiene((hit, "a fresh entry missed"), (kept, "the recently used entry was evicted"), where=where)
+
+
+def in_thread(step):
+    """Run a step in another thread, as a server's worker does; its failure is the step's."""
+    failed = []
+    worker = threading.Thread(target=lambda: failed.extend(_failure_of(step)), daemon=True)
+    worker.start()
+    worker.join(60)
+    if worker.is_alive():
+        raise AssertionError("the cache did not return within 60 s in another thread")
+    if failed:
+        raise failed[0]
+
+
+def _failure_of(step):
+    try:
+        step()
+    except Exception as exc:  # noqa: BLE001 - raised again in the main thread
+        return [exc]
+    return []
 '''
 
 
@@ -132,6 +263,11 @@ class SearchFailure:
     message: str
     snippet: str
     seed: int  # --seed that finds it first
+
+    @property
+    def contract(self) -> bool:
+        """A hygiene failure (the contract's checks), not a safety one."""
+        return self.message.startswith("contract broken")
 
 
 def _imports(spec: str, factory) -> tuple[str, str]:
@@ -147,11 +283,11 @@ def _imports(spec: str, factory) -> tuple[str, str]:
 
 
 def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, allowed: tuple = ALL_DTYPES,
-                 timeout: float | None = DEFAULT_TIMEOUT):
+                 timeout: float | None = DEFAULT_TIMEOUT, contract: str = "none"):
     """A state machine searching a ``factory(max_size=max_size)`` cache with the
-    steps of ``level`` and below, on sources of the ``allowed`` dtypes only. The
-    steps of the last failing run (hypothesis replays the shrunk one last) land
-    in ``record``."""
+    steps of ``level`` and below, on sources of the ``allowed`` dtypes only, and
+    the hygiene checks ``contract`` asks for. The steps of the last failing run
+    (hypothesis replays the shrunk one last) land in ``record``."""
 
     class CacheSearch(RuleBasedStateMachine):
         def __init__(self):
@@ -160,10 +296,14 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.namespace: dict = {}
             self.live = [None] * SLOTS  # per slot: _slot_state() while a source lives there
             self.graveyard = 0  # live sources whose storage left their slot (L2 steps)
-            self.last_made = [("float32", "4x8")] * SLOTS  # (dtype, shape) last made at each slot
+            # what was last made at each slot
+            self.last_made = [dict(dtype="float32", shape=(4, 8), layout="contiguous", origin="allocator",
+                                   kind="tensor") for _ in range(SLOTS)]
+            self.habit = {"grad": "no_grad", "which": 0, "thread": False, "plain": True}
             self.in_request = False
             self.made = 0
             self.steps = 0
+            self.max_size = max_size
             imports, name = _imports(spec, factory)
             setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES)
             self.prelude = (f"import torch\nfrom torch.multiprocessing.reductions import StorageWeakRef\n"
@@ -193,39 +333,60 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.made += 1
             return self.made
 
+        @initialize(grad=st.sampled_from(list(GRAD_MODES)), which=st.sampled_from(range(CACHES)),
+                    thread=st.booleans(), plain=st.booleans(), **SOURCE)
+        def habits(self, grad, which, thread, plain, **made):
+            """What this sequence mostly does: its sources' dtype, shape, layout, origin
+            and kind, its grad mode, the cache it looks up in, and its thread. A condition
+            that needs several steps alike is then as likely as one that needs one."""
+            if plain:
+                which, thread = 0, False
+                made = {what: value if value in PLAIN[what] else PLAIN[what][0] for what, value in made.items()}
+            self.habit = {"grad": grad, "which": which, "thread": thread, "plain": plain}
+            self.last_made = [dict(made) for _ in range(SLOTS)]
+
         # -- request bounds (what an L3 cache needs to hear) ------------------
 
         @precondition(lambda self: not self.in_request)
         @rule()
         def request_begins(self):
             self.in_request = True
-            self.run(Level.L0, "getattr(cache, 'begin_request', lambda: None)()")
+            self.run(Level.L0, "for c in caches:\n    getattr(c, 'begin_request', lambda: None)()")
 
         @precondition(lambda self: self.in_request)
         @rule()
         def request_ends(self):
             self.in_request = False
-            self.run(Level.L0, "getattr(cache, 'end_request', lambda: None)()")
+            self.run(Level.L0, "for c in caches:\n    getattr(c, 'end_request', lambda: None)()")
 
         # -- filling: many other live entries, of every age --------------------
 
         @precondition(lambda self: level < Level.L3 or self.in_request)
-        @rule(count=st.sampled_from((3, 40, 8, 130)), dtype=st.sampled_from(DTYPES))
+        @rule(count=st.sampled_from(FILLS), dtype=st.sampled_from(DTYPES))
         def more_entries(self, count, dtype):
             dtype = _pick(dtype, allowed)
             first = self.made + 1
             self.made += count
+            bound = (f"\nhygiene((len(cache) <= {max_size}, f'{{len(cache)}} entries held, max_size {max_size}'), "
+                     f"where='step {self.steps}: the bound')") if contract != "none" else ""
             self.run(Level.L0, f"for n in range({first}, {self.made + 1}):\n"
                                f"    fillers.append(content(n, torch.{dtype}))\n"
-                               f"    check(fillers[-1], f'filler {{n}}')")
+                               f"    check(fillers[-1], f'filler {{n}}')" + bound)
+
+        @precondition(lambda self: contract != "none")
+        @rule()
+        def clear(self):
+            self.run(Level.L0, f"cache.clear()\nhygiene((len(cache) == 0, 'entries held after clear()'), "
+                               f"(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
+                               f"where='step {self.steps}: clear()')")
 
     for slot in range(SLOTS):
-        _add_slot_rules(CacheSearch, slot, level, allowed)
+        _add_slot_rules(CacheSearch, slot, level, allowed, contract)
     CacheSearch.__name__ = f"AuditSearch_{level}_size{max_size}"
     return CacheSearch
 
 
-def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
+def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: str) -> None:
     """Steps on one slot's source (``s0``, ``s1``): lookups through its views, and
     every way it can change. Each has a precondition, so no step is a no-op."""
     name = f"s{slot}"
@@ -260,55 +421,93 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
         return "del " + ", ".join(names)
 
     @precondition(lambda self: level < Level.L3 or self.in_request)
-    @rule(view=st.sampled_from(LOOKUP_VIEWS), new_object=st.booleans(), repeat=st.sampled_from((1, 2, 20)),
-          grad=st.sampled_from(list(GRAD_MODES)), dtype=st.sampled_from((None, None, None) + DTYPES),
-          shape=st.sampled_from((None, None, None) + tuple(SHAPES)), requires_grad=st.booleans())
-    def lookup(self, view, new_object, repeat, grad, dtype, shape, requires_grad):
-        """Look up the slot's source through a view; where no source lives, the next
-        request's tensor is made at the slot's address first (in ``grad`` mode), of
-        ``dtype`` and ``shape`` or, mostly, those the last one there had (reuse needs
-        them), requiring grad or not."""
+    @rule(view=st.sampled_from(LOOKUP_VIEWS), plain_view=st.sampled_from(PLAIN_LOOKUP_VIEWS),
+          bits=st.sampled_from(LOOKUP_BITS), new_object=st.booleans(),
+          repeat=st.sampled_from(REPEATS), requires_grad=st.booleans(), **{
+              # mostly None: the sequence's habit, or what the last source at this slot had
+              # (address reuse needs the same size)
+              what: st.one_of(st.none(), st.none(), st.none(), strategy) for what, strategy in SOURCE.items()},
+          grad=st.one_of(st.none(), st.none(), st.sampled_from(list(GRAD_MODES))),
+          which=st.one_of(st.none(), st.none(), st.sampled_from(range(CACHES))),
+          thread=st.one_of(st.none(), st.none(), st.booleans()))
+    def lookup(self, view, plain_view, bits, new_object, repeat, requires_grad, grad, which, thread, **made):
+        """Look up the slot's source through a view (its bits maybe changed after), in
+        cache ``which``, in ``grad`` mode, maybe from another thread; where no source
+        lives, the next request's tensor is made at the slot's address first, of the
+        drawn dtype, shape, layout, origin and kind or those the last one there had."""
+        grad = grad or self.habit["grad"]
+        if self.habit["plain"]:
+            which, thread, view = 0, False, plain_view
+            made = {what: value if value in PLAIN[what] else None for what, value in made.items()}
+        which = self.habit["which"] if which is None else which
+        thread = self.habit["thread"] if thread is None else thread
         mode = GRAD_MODES[grad]
         if not live(self):
-            dtype = _pick(dtype or self.last_made[slot][0], allowed)
-            shape = shape or self.last_made[slot][1]
-            self.last_made[slot] = (dtype, shape)
-            self.live[slot] = _slot_state(two_d=shape == "4x8")
-            make = f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype}, {SHAPES[shape]})"
-            if requires_grad and grad != "inference" and dtype not in ("int64",):
+            made = {what: self.last_made[slot][what] if value is None else value for what, value in made.items()}
+            made["dtype"] = _pick(made["dtype"], allowed)
+            self.last_made[slot] = dict(made)
+            dtype, shape, layout, kind = made["dtype"], made["shape"], made["layout"], made["kind"]
+            gradable = getattr(torch, dtype).is_complex or (getattr(torch, dtype).is_floating_point
+                                                             and getattr(torch, dtype).itemsize > 1)
+            if layout != "contiguous" and (LAYOUTS[layout] > len(shape) or (LAYOUTS[layout] != len(shape)
+                                                                             and layout != "transposed")):
+                layout = "contiguous"  # a memory format exists for one rank only; transposing needs two
+            if kind == "trainable_parameter" and (not gradable or grad == "inference"):
+                kind = "frozen_parameter"
+            self.live[slot] = _slot_state()
+            make = (f"{name} = fresh({slot}, {self.next_content()}, torch.{dtype}, {shape}, {layout!r}, "
+                    f"{made['origin']!r}, {kind!r})")
+            if requires_grad and gradable and grad != "inference" and not kind.endswith("parameter"):
                 make += ".requires_grad_()"  # a leaf, as a parameter is
             self.run(Level.L0, f"with {mode}:\n    {make}" if mode else make)
-        state, dtype = self.live[slot], dtype_of(self)
-        template, any_layout = VIEWS[view]
-        if ((view in COMPLEX_ONLY and (dtype != "complex64" or "float32" not in allowed))
-                or (not state["two_d"] and not any_layout)
-                or (view == "sibling_dtype" and not reinterpretable(self))):
-            view = "itself"
-            template = VIEWS[view][0]
-        expr = template.format(s=name, sibling=SIBLING.get(dtype, dtype))
+        view, expr = view_of(self, view, bits, mode)
+        state = self.live[slot]
         if view != "itself" and not new_object:
             if view not in state["views"]:
                 state["views"].add(view)
                 self.run(Level.L0, f"{view_name(view)} = {expr}")
             expr = view_name(view)
-        call = f"check({expr}, 'step {self.steps}: {name} {view}')"
+        call = f"check({expr}, 'step {self.steps}: {name} {view}'" + (f", {which})" if which else ")")
         if repeat > 1:
             call = f"for _ in range({repeat}):\n    {call}"
         if mode:
-            call = f"with {mode}:\n" + "\n".join("    " + line for line in call.splitlines())
+            call = f"with {mode}:\n" + _indent(call)
+        if thread:  # grad mode is per thread: the step sets its own
+            call = f"def step():\n{_indent(call)}\n\n\nin_thread(step)"
         self.run(Level.L0, call)
+
+    def view_of(self, view, bits, mode):
+        """(name, expression) of the drawn view with its bits changed; the source itself
+        where torch refuses that view of it or it reads a dtype the cache does not take."""
+        expr = VIEWS[view].format(s=name)
+        if bits == "sibling_dtype" and not reinterpretable(self):
+            bits = None
+        if bits:
+            sibling = SIBLING.get(dtype_of(self))
+            expr = f"torch.view_as_real({expr})" if bits == "view_as_real" else expr + BITS[bits].format(
+                sibling=sibling)
+            view = f"{view}_{bits}"
+        try:
+            with eval(mode, self.namespace) if mode else contextlib.nullcontext():  # noqa: S307 - our own text
+                made = eval(expr, self.namespace)  # noqa: S307 - as the step will run it
+        except (RuntimeError, ValueError, IndexError, TypeError):
+            return "itself", name
+        if str(made.dtype).removeprefix("torch.") not in allowed:
+            return "itself", name
+        return view, expr
 
     def update_in_place(self):
         """In place: a version bump; on an inference tensor, a rewrite with none (L3)."""
+        rewrite = f"{name}.copy_(content({self.next_content()}, {name}.dtype, {name}.shape))"
         if source(self).is_inference():
-            self.run(Level.L3, f"with torch.inference_mode():\n    {name}.add_(1)")
+            self.run(Level.L3, f"with torch.inference_mode():\n    {rewrite}")
         else:
-            self.run(Level.L0, f"with torch.no_grad():\n    {name}.add_(1)")
+            self.run(Level.L0, f"with torch.no_grad():\n    {rewrite}")
 
     def reinterpret(self, how):
         """``.data =`` a view of its own memory: other layout, dtype or conj bit; no version bump."""
         dtype = dtype_of(self)
-        if how == "conj" and dtype != "complex64":
+        if how == "conj" and not source(self).is_complex():
             how = "sibling_dtype"
         if how == "sibling_dtype" and not reinterpretable(self):
             how = "first_half"
@@ -316,11 +515,13 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
             self.run(Level.L0, f"{name}.data = {name}.view(torch.{SIBLING.get(dtype, dtype)})")
         elif how == "conj":
             self.run(Level.L0, f"{name}.data = {name}.conj()")
-        else:  # a (4, 4) window at one of two offsets of its own storage
-            self.live[slot]["two_d"] = False
-            offset = 16 if how == "second_half" else 0
+        else:  # a (4, 4) window at one of two offsets of its own storage; all of a smaller one, flat
+            src = source(self)
+            elements = src.untyped_storage().nbytes() // src.element_size()
+            offset, shape, stride = (16 if how == "second_half" else 0, (4, 4), (4, 1)) if elements >= 32 else (
+                0, (elements,), (1,))
             self.run(Level.L0, f"{name}.data = torch.empty(0, dtype={name}.dtype).set_("
-                               f"{name}.untyped_storage(), {offset}, (4, 4), (4, 1))")
+                               f"{name}.untyped_storage(), {offset}, {shape}, {stride})")
 
     def free(self):
         self.run(Level.L1, forget(self))
@@ -342,7 +543,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
         self.graveyard -= 1
         self.run(Level.L2, f"{name} = graveyard.pop()\n"
                            f"{name}.data = fresh({slot}, {self.next_content()}, {name}.dtype)")
-        self.live[slot] = _slot_state(two_d=True)
+        self.live[slot] = _slot_state()
 
     def rewrite_through_alias(self):
         """Content rewritten through another tensor on the same storage, which has
@@ -352,12 +553,21 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
                            f"with torch.no_grad():\n"
                            f"    alias.copy_(content({self.next_content()}, {name}.dtype, {name}.shape))\ndel alias")
 
+    def refreshes(self, grad):
+        """LRU recency on this source, in this grad mode."""
+        call = f"refreshes({name}, 'step {self.steps}: {name}')"
+        mode = GRAD_MODES[grad]
+        self.run(Level.L0, f"with {mode}:\n    {call}" if mode else call)
+
     rules = {"lookup": lookup,
              "update_in_place": precondition(
                  lambda self: live(self) and (not source(self).is_inference() or level >= Level.L3)
                  and (level < Level.L3 or not self.in_request))(rule()(update_in_place)),
              "reinterpret": precondition(versioned)(
-                 rule(how=st.sampled_from(("sibling_dtype", "conj", "first_half", "second_half")))(reinterpret))}
+                 rule(how=st.sampled_from(REINTERPRETATIONS))(reinterpret))}
+    if contract == "lru":  # a probe cache filled to the bound: where that is cheap (and LRU differs from FIFO)
+        rules["refreshes"] = precondition(lambda self: live(self) and 2 <= self.max_size <= RECENCY_PROBE_MAX)(
+            rule(grad=st.sampled_from(list(GRAD_MODES)))(refreshes))
     if level >= Level.L1:
         rules["free"] = precondition(live)(rule()(free))
     if level >= Level.L2:
@@ -370,6 +580,10 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple) -> None:
     for rule_name, fn in rules.items():
         fn.__name__ = fn.__qualname__ = f"{rule_name}_{slot}"
         setattr(machine, f"{rule_name}_{slot}", fn)
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line for line in code.splitlines())
 
 
 def _pick(dtype: str, allowed: tuple) -> str:
@@ -389,21 +603,57 @@ class _Namespace:
         setattr(target, last, factory)
 
 
-def _slot_state(two_d: bool) -> dict:
-    """What a slot's live tensor does not say itself: whether it still has the
-    (4, 8) layout the 2-D views are written for, and which views of it were kept."""
-    return {"two_d": two_d, "views": set()}
+def _slot_state() -> dict:
+    """What a slot's live tensor does not say itself: which views of it were kept."""
+    return {"views": set()}
+
+
+def coverage() -> list[tuple[str, str]]:
+    """What the search draws, from the strategies' own constants: (dimension, values)."""
+    def names(values):
+        return ", ".join(f"`{v}`" for v in values)
+    return [
+        ("max_size", f"{names(SIZES)}: one per round of {EXAMPLES} sequences of up to {STEPS} steps, in turn"),
+        ("dtypes", f"{names(DTYPES)}; views read some as {names(sorted(set(ALL_DTYPES) - set(DTYPES)))}"),
+        ("shapes", ", ".join(f"`{name}` {shape}" for name, shape in SHAPES.items())
+                   + f", or any of rank 0 to 6 with sizes drawn from {DIM_SIZES}"),
+        ("memory formats", names(LAYOUTS)),
+        ("storage origins", names(ORIGINS)),
+        ("tensor kinds", names(KINDS)),
+        ("views looked up", f"{names(VIEWS)}; kept or made anew per lookup; each maybe followed by "
+                            f"{names(BITS)}"),
+        ("grad modes", names(GRAD_MODES) + "; sources requiring grad or not"),
+        ("habits", "each sequence draws its sources' dtype, shape, memory format, origin and kind, its grad "
+                   "mode, cache and thread; a step keeps the habit or draws anew; half the sequences keep to "
+                   f"the plain case: dtypes {names(PLAIN['dtype'])}, shapes {', '.join(map(str, PLAIN['shape']))}, "
+                   "contiguous, torch's allocator, the first cache, the main thread, views "
+                   f"{names(PLAIN_VIEWS)}"),
+        ("history", f"other entries added {FILLS[0]} to {max(FILLS)} at a time ({names(FILLS)}), "
+                    f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
+                    f"request bounds"),
+        ("changes to a live source", f"in place (a version bump), reinterpreted with `.data =` "
+                                     f"({names(REINTERPRETATIONS)}); freed and its address reused (L1); "
+                                     f"storage swapped, rebound away and back (L2); rewritten through an alias (L3)"),
+        ("contract", f"`bounded`: the bound after each fill, `clear()`; `lru`: also recency, in a probe cache "
+                     f"of the round's size (2 to {RECENCY_PROBE_MAX})"),
+    ]
+
+
+def coverage_markdown() -> str:
+    """``coverage()`` as the list docs/audit.md shows."""
+    return "\n".join(f"- **{what}**: {values}" for what, values in coverage()) + "\n"
 
 
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
            timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
-           examples_per_round: int = 50, steps: int = 20) -> SearchFailure | None:
+           examples_per_round: int = EXAMPLES, steps: int = STEPS, contract: str = "none") -> SearchFailure | None:
     """Search ``factory`` with the steps of ``level`` and below for ``budget``
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
     ``rounds`` caps the rounds too, for a search that must not depend on speed.
     Sources of ``unsupported`` torch dtypes are never made; each call into the
-    cache has ``timeout`` seconds."""
+    cache has ``timeout`` seconds. ``contract`` (``bounded`` or ``lru``) adds its
+    hygiene checks; a failure of those is a :attr:`SearchFailure.contract` one."""
     allowed = tuple(name for name in ALL_DTYPES if getattr(torch, name) not in unsupported)
     if not allowed:
         return None
@@ -411,18 +661,20 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
     try:
         return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
-                              timeout)
+                              timeout, contract)
     finally:
         torch.set_num_threads(threads)
 
 
-def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout):
+def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout,
+                   contract):
     deadline = time.monotonic() + budget
     round_seed = seed
     while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
         record: dict = {}
         max_size = SIZES[round_seed % len(SIZES)]
-        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record, allowed, timeout))
+        machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record, allowed, timeout,
+                                                                  contract))
         config = settings(max_examples=examples_per_round, stateful_step_count=steps, deadline=None,
                           database=None, suppress_health_check=list(HealthCheck),
                           phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False)
@@ -438,7 +690,10 @@ def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_roun
 
 def _failure(record: dict, seed: int) -> SearchFailure:
     lines = record["lines"]
-    level = max(step_level for step_level, _ in lines)
+    # An exception on a plain tensor is broken at any level; a false hit belongs to
+    # the highest level among the steps that led to it.
+    raised = record["error"].startswith("the cache raised")
+    level = Level.L0 if raised else max(step_level for step_level, _ in lines)
     body = "\n".join(code for _, code in lines)
     snippet = f"{record['prelude']}\n\n# the steps the search shrank the failure to\n{body}\n"
     return SearchFailure(level, record["error"], snippet, seed)

@@ -23,12 +23,11 @@ DEFAULT_TIMEOUT = 10.0  # seconds for one call of the cache
 class CacheCallFailed(Exception):
     """A call into the cache under audit raised, exited or hung. ``raised`` is
     True when it raised an ordinary exception (not an exit, an interrupt or a
-    hang); ``refused`` when that was a TypeError, a cache's clear way to say it
-    cannot key a source."""
+    hang): on a tensor it does not support, that is a refusal."""
 
-    def __init__(self, message: str, raised: bool = False, refused: bool = False, hung: bool = False):
+    def __init__(self, message: str, raised: bool = False, hung: bool = False):
         super().__init__(message)
-        self.raised, self.refused, self.hung = raised, refused, hung
+        self.raised, self.hung = raised, hung
 
 
 class NotTested(Exception):
@@ -48,7 +47,7 @@ def call(what: str, fn, *args, timeout: float | None = DEFAULT_TIMEOUT, grad_mod
     except BaseException as exc:  # noqa: BLE001 - the cache's failure, whatever it is
         text = str(exc).splitlines()[0] if str(exc) else ""
         raise CacheCallFailed(f"{what} raised {type(exc).__name__}" + (f": {text}" if text else ""),
-                              raised=isinstance(exc, Exception), refused=isinstance(exc, TypeError)) from None
+                              raised=isinstance(exc, Exception)) from None
 
 
 # Factories one of whose calls hung: {"what": the first such call}. Weak keys: a

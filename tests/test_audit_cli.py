@@ -75,6 +75,62 @@ def test_audit_search_finds_what_the_catalogue_misses(tmp_path):
     assert rerun.returncode == 1 and "AssertionError: false hit" in rerun.stderr, rerun.stderr[-2000:]
 
 
+REFUSING_CACHE = '''
+import torch
+from cache_impl.hardened import HardenedCache
+
+
+def _refuse(source):
+    if source.is_nested or source.layout is not torch.strided:
+        raise RuntimeError("nested and sparse sources are not supported")
+
+
+class RefusingHardened(HardenedCache):
+    """The L2 reference, refusing nested and sparse sources with a RuntimeError, as
+    an id-guarded cache from public code does."""
+
+    def get(self, source):
+        _refuse(source)
+        return super().get(source)
+
+    def put(self, source, value):
+        _refuse(source)
+        super().put(source, value)
+
+
+class CrashesOnOddSizes(HardenedCache):
+    """Raises on a plain strided tensor a pipeline would pass: that is broken, not a refusal."""
+
+    def get(self, source):
+        if source.numel() % 2:
+            raise RuntimeError("odd sizes are not supported")
+        return super().get(source)
+'''
+
+
+@pytest.mark.core_model
+def test_refusing_unsupported_tensors_is_safe_and_reaches_l2(capsys, monkeypatch, tmp_path):
+    """A RuntimeError on nested and sparse sources is a refusal, listed in the
+    robustness table: the reference still reaches L2 and the search runs."""
+    (tmp_path / "refusing.py").write_text(REFUSING_CACHE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _audit(capsys, "refusing:RefusingHardened", "--require", "L2", "--budget", "2")
+    assert code == 0, out + err
+    assert "level reached: L2" in out and "search: no failure" in out
+    robustness = out.split("robustness (dataless_sources)")[1]
+    for kind in ("jagged nested tensor", "strided nested tensor", "sparse COO tensor", "sparse CSR tensor"):
+        assert f"{kind:35} refused (get() raised RuntimeError: nested and sparse" in robustness
+
+
+@pytest.mark.core_model
+def test_an_exception_on_a_plain_tensor_stays_broken(capsys, monkeypatch, tmp_path):
+    (tmp_path / "refusing.py").write_text(REFUSING_CACHE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _audit(capsys, "refusing:CrashesOnOddSizes", "--require", "L0", "--budget", "20")
+    assert code == 1, out + err
+    assert "raised RuntimeError: odd sizes are not supported" in out and "level reached: none" in out
+
+
 # --- user code inside the audit: whatever it does, one line, and never a pass ---
 
 USER_MODULES = {

@@ -6,7 +6,7 @@ import pytest
 
 from cache_impl import DESIGNS, Level
 from harness.audit import catalogue_failure
-from harness.mutants import MUTANTS, WEAKREF_WITHOUT_LOCK, build
+from harness.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, build, generate
 from harness.selfcheck import memory_after, race_seen, stress_threads
 
 pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
@@ -15,6 +15,19 @@ pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
 def test_enough_mutants():
     assert len(MUTANTS) >= 28 and len({m.name for m in MUTANTS}) == len(MUTANTS)
     assert sum(m.search_only for m in MUTANTS) >= 10
+
+
+def test_generated_mutants_are_seeded_and_each_edits_the_reference():
+    """The same seed draws the same mutants; every guard is drawn; every edit applies
+    (an edit whose text is gone raises), so each is the reference with one guard made
+    conditional."""
+    made = generate(200, seed=0)
+    assert [g.mutant for g in made] == [g.mutant for g in generate(200, seed=0)]
+    assert [g.mutant for g in made] != [g.mutant for g in generate(200, seed=1)]
+    assert {g.guard for g in made} == set(GUARDS)
+    assert len({g.mutant.breaks for g in made}) >= 180
+    for g in made:
+        assert g.predicate in g.mutant.breaks and build(g.mutant).level == Level.L2
 
 
 CATALOGUE_MUTANTS = [m for m in MUTANTS if not m.search_only]
