@@ -195,8 +195,9 @@ def main(args) -> int:
     try:
         import diffusers
     except ImportError as exc:
-        print(f"error: cannot import diffusers ({exc}): pip install -e . installs the pinned version",
-              file=sys.stderr)
+        from repro.models import DIFFUSERS_RANGE
+        print(f"error: cannot import diffusers ({exc}): pip install 'diffusers{DIFFUSERS_RANGE}' "
+              f"(make test and make repro do, in .venv)", file=sys.stderr)
         return 2
     out = args.out or new_run_dir()
     out.mkdir(parents=True, exist_ok=True)

@@ -32,13 +32,22 @@ def test_imports_go_one_way(package):
         assert not wrong, f"{path.relative_to(ROOT)} imports {wrong}"
 
 
-def test_diffusers_is_imported_in_one_module_only():
-    """Real models are optional at import time: only the module that builds them
-    imports diffusers (and only inside its functions)."""
-    allowed = ROOT / "repro" / "models" / "diffusers_video.py"
-    importers = [path for package in FORBIDDEN for path in sorted((ROOT / package).rglob("*.py"))
-                 if "diffusers" in _imported_packages(path)]
-    assert importers == [allowed]
-    top_level = {node.module for node in ast.parse(allowed.read_text()).body
-                 if isinstance(node, ast.ImportFrom) and node.module}
-    assert not any(m.startswith("diffusers") for m in top_level)
+def _top_level_imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_diffusers_is_imported_only_inside_functions():
+    """Real models are optional at import time: a module may import diffusers only inside
+    the functions that build or hunt a real model, never when the module is imported.
+    (A standalone script the hunt writes holds its imports in a string, not here.)"""
+    importers = {path.relative_to(ROOT).as_posix() for package in FORBIDDEN
+                 for path in sorted((ROOT / package).rglob("*.py")) if "diffusers" in _imported_packages(path)}
+    assert "repro/models/diffusers_video.py" in importers  # the check below looks where imports are
+    at_import = [p for p in importers if "diffusers" in _top_level_imports(ROOT / p)]
+    assert not at_import, f"diffusers imported at module level in {at_import}"
