@@ -44,7 +44,7 @@ endif
 	@echo "the tools: $(dir $(ENV_PY))address-reuse ... or $(ENV_PY) -m harness ... $(ACTIVATE_HINT)"
 
 test: $(STAMP)
-	$(ENV_PY) -m pytest -n auto --dist loadfile $(PYTEST_ARGS)
+	$(ENV_PY) -m pytest -n auto --dist worksteal $(PYTEST_ARGS)
 
 # The default matrix: the toy in every pipeline scenario and the real Helios
 # transformer (diffusers, tiny) in three, x every design, seeds 0 and 1, on CUDA when
