@@ -114,14 +114,21 @@ def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
                         "once its report is written)")
 
 
+_ANSWERING_CTRL_C = False  # a run_command in this process is handling SIGINT
+
+
 def run_command(prog: str, command) -> int:
     """Run ``command()`` and return its exit code; Ctrl-C anywhere in it ends in one
     line and EXIT_INTERRUPTED. Files are written atomically and pointers moved only
     once a report is whole (``harness.results``), so an interrupt leaves the last whole
     state: run folders this process made and left empty are removed, one that holds
     finished cases keeps them in results.json, and no ``latest`` pointer moves."""
-    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+    global _ANSWERING_CTRL_C
+    # Signals reach the main thread only; and in a command run inside another (the hunt
+    # runs differential) the outermost one answers Ctrl-C, so it ends the whole command.
+    if threading.current_thread() is not threading.main_thread() or _ANSWERING_CTRL_C:
         return command()
+    _ANSWERING_CTRL_C = True
     handled = threading.Event()
     resends: list[threading.Timer] = []
 
@@ -154,6 +161,7 @@ def run_command(prog: str, command) -> int:
                                         if unreported else ""), file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        _ANSWERING_CTRL_C = False
         handled.set()
         for timer in resends:  # every resend sent (to `interrupt`, which now ignores it) or cancelled
             timer.cancel()

@@ -15,6 +15,7 @@ import contextlib
 import inspect
 import io
 import json
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -187,7 +188,6 @@ def _cell_text(c: Cell | None) -> str:
 
 def main(args) -> int:
     from harness.run import new_run_dir
-    from harness.upstream import write_upstream
 
     if args.library not in LIBRARIES:
         print(f"error: nothing to hunt in {args.library!r}: the hunt knows {', '.join(LIBRARIES)}", file=sys.stderr)
@@ -199,8 +199,6 @@ def main(args) -> int:
         print(f"error: cannot import diffusers ({exc}): pip install 'diffusers{DIFFUSERS_RANGE}' "
               f"(make test and make repro do, in .venv)", file=sys.stderr)
         return 2
-    out = args.out or new_run_dir()
-    out.mkdir(parents=True, exist_ok=True)
     from repro.models import hunt_models
     models = args.model or list(hunt_models.MODELS)
     unknown = [m for m in models if m not in hunt_models.MODELS]
@@ -209,9 +207,28 @@ def main(args) -> int:
         return 2
     hooks = plan_cells(models)
     if args.hook:
+        known = {h for h, _ in hooks}
+        if set(args.hook) - known:
+            print(f"error: diffusers {diffusers.__version__} ships no hook configuration "
+                  f"{sorted(set(args.hook) - known)[0]!r}: choose from {', '.join(sorted(known))}", file=sys.stderr)
+            return 2
         hooks = [(h, ms) for h, ms in hooks if h in args.hook]
+    created = args.out is None or not args.out.exists()
+    out = args.out or new_run_dir()
+    out.mkdir(parents=True, exist_ok=True)
     print(f"hunting diffusers {diffusers.__version__}: {len(hooks)} hook configurations x models "
           f"{', '.join(models)}; results in {out}", flush=True)
+    try:
+        return _hunt(args, diffusers.__version__, models, hooks, out)
+    except KeyboardInterrupt:  # cells without their table are no result: leave nothing half-written
+        if created and not (out / "table.md").exists():
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _hunt(args, version: str, models: list[str], hooks: list, out: Path) -> int:
+    from harness.upstream import write_upstream
+
     started, cells = time.perf_counter(), []
     for i, (hook, ms) in enumerate(hooks, 1):
         print(f"[{i}/{len(hooks)}] {hook}", flush=True)
@@ -221,10 +238,10 @@ def main(args) -> int:
         folder = write_upstream(c, out / "upstream" / f"{c.model}-{c.hook}")
         print(f"  upstream report: {folder}", flush=True)
     table = table_markdown(cells, models)
-    results = {"kind": "hunt", "library": "diffusers", "version": diffusers.__version__, "models": models,
+    results = {"kind": "hunt", "library": "diffusers", "version": version, "models": models,
                "cells": [asdict(c) for c in cells], "seconds": round(time.perf_counter() - started, 1)}
     write_json(out / "results.json", results)
-    write_atomic(out / "table.md", (f"# Hunt: diffusers {diffusers.__version__}\n\n{table}\n").encode())
+    write_atomic(out / "table.md", (f"# Hunt: diffusers {version}\n\n{table}\n").encode())
     if args.out is None:
         point_latest(out, kind="hunt")
     print(table)

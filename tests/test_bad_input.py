@@ -373,6 +373,28 @@ def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports,
     assert not out_dir.exists() and sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
 
 
+@pytest.mark.diffusion
+def test_hunt_interrupted_inside_its_nested_differential_stops_the_hunt(capsys, monkeypatch, reports):
+    """The hunt runs differential as a command of its own: Ctrl-C there ends the hunt
+    (not one cell counted as failed), and the half-made hunt folder goes."""
+    pytest.importorskip("diffusers.hooks")
+    from harness import differential
+    from harness.__main__ import main
+    monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
+    _interrupt_at(monkeypatch, "harness.differential.run_children")
+    code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "TextKVCacheConfig"])
+    _assert_interrupted(code, err, "python -m harness")
+    assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
+
+
+def test_hunt_of_a_hook_the_library_does_not_ship_is_one_line(capsys, reports):
+    pytest.importorskip("diffusers.hooks")
+    from harness.__main__ import main
+    code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "NoSuchCacheConfig"])
+    assert code == 2 and err.count("\n") == 1 and "ships no hook configuration 'NoSuchCacheConfig'" in err, err
+    assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
+
+
 def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     import os
     import signal
