@@ -9,10 +9,11 @@ frames, compared by SSIM.
 from __future__ import annotations
 
 import functools
-import importlib
 
 import numpy as np
 import torch
+
+from repro.spec import load_callable
 
 WHAT_TO_RETURN = "return a tensor, a numpy array, a PIL image, a list of frames, or a dict of those"
 
@@ -23,16 +24,7 @@ class CallSpecError(ValueError):
 
 def resolve_call(spec: str, kwargs: dict | None = None):
     """``package.module:fn`` -> the function (with ``kwargs`` bound, if any)."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise CallSpecError(f"--call {spec!r}: expected package.module:function")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure is a bad spec
-        raise CallSpecError(f"--call {spec!r}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
-    fn = getattr(module, attr, None)
-    if not callable(fn):
-        raise CallSpecError(f"--call {spec!r}: {module_name} has no callable {attr!r}")
+    fn = load_callable(spec, CallSpecError, f"--call {spec!r}", f"--call {spec!r}: expected package.module:function")
     return functools.partial(fn, **kwargs) if kwargs else fn
 
 

@@ -9,6 +9,7 @@ import importlib.util
 import torch
 
 from repro.models.base import STATS, Observer, VideoModel
+from repro.spec import load_callable
 
 # diffusers architectures (repro.models.diffusers_video.ARCHITECTURES); diffusers is imported only for these
 REAL_MODELS = ("helios", "wan", "ltx", "allegro", "sana_video", "pixart", "sana")
@@ -74,17 +75,8 @@ def _diffusers_hint(spec: str, why: str) -> str:
 
 
 def _factory(spec: str):
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ModelSpecError(f"unknown model {spec!r}: choose {', '.join(MODELS)} or package.module:factory")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure is a bad spec
-        raise ModelSpecError(f"model {spec!r}: cannot import {module_name}: {exc}") from None
-    factory = getattr(module, attr, None)
-    if not callable(factory):
-        raise ModelSpecError(f"model {spec!r}: {module_name} has no callable {attr!r}")
-    return factory
+    return load_callable(spec, ModelSpecError, f"model {spec!r}",
+                         f"unknown model {spec!r}: choose {', '.join(MODELS)} or package.module:factory")
 
 
 __all__ = ["DIFFUSERS_RANGE", "MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel",
