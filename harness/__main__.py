@@ -97,7 +97,8 @@ def build_parser() -> OneLineParser:
         description="Enable each hook configuration the installed diffusers ships on a tiny diffusers transformer "
                     "that accepts it, serve requests back to back with no reset and with the documented reset, and "
                     "check each way. Writes the table hook x model and, per finding, a folder upstream can use. "
-                    "Exit 0 no finding, 1 findings, 2 bad usage or nothing to hunt."))
+                    "Exit 0 no finding, 1 findings, 2 bad usage or nothing to hunt, 3 no finding but some cells could "
+                    "not be checked (the check failed, or the model differs from itself)."))
 
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)",
                        description="Re-render report.md, report.html, videos and plots from FOLDER/results.json. "

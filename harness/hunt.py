@@ -21,10 +21,15 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.differential import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC
 from harness.results import point_latest, write_atomic, write_json
 
 LIBRARIES = ("diffusers",)
-EXIT_FINDINGS, EXIT_NOTHING = 1, 3  # 0: every cell clean or not applicable
+FAILED = "failed"  # the differential check could not run
+EXIT_FINDINGS, EXIT_UNCHECKED = 1, 3  # 0: every cell clean or not applicable
+# What a cell can find. A check that could not run, or a model that differs from itself,
+# says nothing about the hook: such a cell is unchecked, never a finding with a report.
+FINDINGS = (CARRIES_STATE, ADDRESS_DEPENDENT, BOTH)
 HUNT_SEEDS, HUNT_REQUESTS = ("0",), "3"
 NOT_SERVED = "not served"  # the hook runs on this model, but another model carries its row
 
@@ -45,7 +50,11 @@ class Cell:
 
     @property
     def finding(self) -> bool:
-        return self.outcome not in ("clean", "not applicable", NOT_SERVED, "inconclusive")
+        return self.outcome in FINDINGS
+
+    @property
+    def unchecked(self) -> bool:
+        return self.outcome in (FAILED, NONDETERMINISTIC)
 
 
 def call_spec(model: str, hook: str, mode: str) -> str:
@@ -111,7 +120,7 @@ def check(spec: str, out: Path) -> tuple[str, str, float, list]:
                      "--out", str(out)])
     results_file = out / "results.json"
     if code == 2 or not results_file.exists():
-        return "failed", f"the check could not run (exit {code})", time.perf_counter() - started, []
+        return FAILED, f"the check could not run (exit {code})", time.perf_counter() - started, []
     results = json.loads(results_file.read_text())
     places = [f"{f['axis']}: {f['place']}" for f in results.get("localised", [])]
     return results["verdict"], results["reason"], time.perf_counter() - started, places
@@ -120,7 +129,7 @@ def check(spec: str, out: Path) -> tuple[str, str, float, list]:
 def outcome(verdicts: dict) -> tuple[str, str]:
     """The cell's word and why, from the no-reset and reset verdicts."""
     no_reset, reset = verdicts.get("no-reset"), verdicts.get("reset")
-    if no_reset in ("clean", "inconclusive", "nondeterministic", "failed"):
+    if no_reset not in FINDINGS:
         return no_reset, f"with reset: {reset}"
     return no_reset, f"with the reset per request: {reset}"
 
@@ -245,8 +254,10 @@ def _hunt(args, version: str, models: list[str], hooks: list, out: Path) -> int:
     if args.out is None:
         point_latest(out, kind="hunt")
     print(table)
-    print(f"{len(findings)} finding(s); {results['seconds']}s; table: {out / 'table.md'}")
-    return EXIT_FINDINGS if findings else 0
+    unchecked = [c for c in cells if c.unchecked]
+    print(f"{len(findings)} finding(s)" + (f", {len(unchecked)} cell(s) could not be checked" if unchecked else "")
+          + f"; {results['seconds']}s; table: {out / 'table.md'}")
+    return EXIT_FINDINGS if findings else EXIT_UNCHECKED if unchecked else 0
 
 
 def add_arguments(p) -> None:

@@ -68,6 +68,17 @@ def test_the_table_names_every_hook_and_model():
     assert table.count("\n") == 4 and "**address-dependent**" in table and "a / process group" in table
 
 
+@pytest.mark.core_model
+def test_only_a_difference_the_hook_can_explain_is_a_finding():
+    # A check that could not run, or a model that differs from itself, gets no upstream report.
+    for word, finding, unchecked in [("address-dependent", True, False), ("carries state", True, False),
+                                     ("address-dependent, carries state", True, False), ("failed", False, True),
+                                     ("nondeterministic", False, True), ("clean", False, False),
+                                     ("inconclusive", False, False), ("not applicable", False, False)]:
+        cell = Cell("A", "wan", word)
+        assert (cell.finding, cell.unchecked) == (finding, unchecked), word
+
+
 needs_asan = pytest.mark.skipif(never_reuse.find_library("asan") is None, reason="libasan not found")
 
 
