@@ -29,7 +29,7 @@ SEARCH_MUTANTS = [m for m in MUTANTS if m.name in SAMPLED]
 ROUNDS = 30  # from seed 0; each of these falls within 10 rounds, measured
 
 
-@pytest.mark.core_model
+# Not core_model: shrinking a found failure takes 10-15 s a design.
 @pytest.mark.parametrize("name, level", [("fingerprint", Level.L1), ("weakref", Level.L2)])
 def test_search_finds_shrinks_and_prints_a_runnable_snippet(name, level, tmp_path):
     failure = search(name, DESIGNS[name], level, budget=120, rounds=ROUNDS)
