@@ -44,6 +44,7 @@ from harness.results import decode_clip, encode_clip, point_latest, write_atomic
 from harness.run import case_requests
 from repro import never_reuse
 from repro.callable import CallSpecError, as_outputs, resolve_call
+from repro.models import MODELS
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
 # name, allocator, each request alone in a fresh process
@@ -439,7 +440,7 @@ def preflight(spec: str, prompt: str, seed: int, timeout: float, kwargs: dict | 
 def add_arguments(p) -> None:
     from harness.cli import MAX_REQUESTS, MAX_STEPS, count_argument, seed_argument
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--model", metavar="NAME", help="toy, helios, wan, or package.module:factory for your own")
+    what.add_argument("--model", metavar="NAME", help=f"{', '.join(MODELS)}, or package.module:factory for your own")
     what.add_argument("--call", metavar="SPEC",
                       help="package.module:fn, called as fn(prompt: str, seed: int) per request; it returns a "
                            "tensor, an ndarray, a PIL image, a list of frames, or a dict of those")

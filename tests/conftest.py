@@ -18,7 +18,7 @@ def pytest_addoption(parser):
                     help="run the pipeline sweep: every scenario x design x N seeds, one test each "
                          "(spread over workers with -n)")
     group.addoption("--sweep-model", action="append", default=None, metavar="NAME",
-                    help="models of the pipeline sweep: toy (default), helios, wan or package.module:factory; "
+                    help="models of the pipeline sweep: toy (default), a real model (helios, wan, ...) or package.module:factory; "
                          "repeat for several")
     group.addoption("--hunt", action="store_true",
                     help="run every cell of the diffusers hunt, one test per hook configuration (minutes each); "
