@@ -13,9 +13,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = {"cache_impl": {"repro", "harness"}, "repro": {"harness"}, "harness": set()}
 
 
-def _imported_packages(path: Path) -> set[str]:
+def _imported_packages(path: Path, top_level_only: bool = False) -> set[str]:
+    tree = ast.parse(path.read_text())
     names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in (tree.body if top_level_only else ast.walk(tree)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -32,16 +33,6 @@ def test_imports_go_one_way(package):
         assert not wrong, f"{path.relative_to(ROOT)} imports {wrong}"
 
 
-def _top_level_imports(path: Path) -> set[str]:
-    names = set()
-    for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
-
-
 def test_diffusers_is_imported_only_inside_functions():
     """Real models are optional at import time: a module may import diffusers only inside
     the functions that build or hunt a real model, never when the module is imported.
@@ -49,5 +40,5 @@ def test_diffusers_is_imported_only_inside_functions():
     importers = {path.relative_to(ROOT).as_posix() for package in FORBIDDEN
                  for path in sorted((ROOT / package).rglob("*.py")) if "diffusers" in _imported_packages(path)}
     assert "repro/models/diffusers_video.py" in importers  # the check below looks where imports are
-    at_import = [p for p in importers if "diffusers" in _top_level_imports(ROOT / p)]
+    at_import = [p for p in importers if "diffusers" in _imported_packages(ROOT / p, top_level_only=True)]
     assert not at_import, f"diffusers imported at module level in {at_import}"
