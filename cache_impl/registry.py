@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import _signal
 import signal
 import threading
 from typing import Callable
@@ -46,13 +47,14 @@ def time_limit(seconds: float | None):
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # The C module's calls: signal.signal's enum wrapping costs more than a cache's get().
+    previous = _signal.signal(signal.SIGALRM, _on_alarm)
+    _signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _signal.setitimer(signal.ITIMER_REAL, 0)
+        _signal.signal(signal.SIGALRM, previous)
 
 
 def resolve(spec: str, timeout: float | None = None) -> Callable[..., object]:
