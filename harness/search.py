@@ -125,17 +125,12 @@ LOOKUP_VIEWS = ["itself"] * (len(VIEWS) - 1) + list(VIEWS)
 LOOKUP_BITS = [None] * (2 * len(BITS)) + list(BITS)  # mostly the view as it is
 PLAIN_LOOKUP_VIEWS = ["itself"] * (len(PLAIN_VIEWS) - 1) + list(PLAIN_VIEWS)
 
-PRELUDE = '''import math
+# What every snippet of the search and the probes defines: request contents, the
+# projection a model would cache, the oracle, and the ways a step calls the cache.
+HELPERS = '''import math
 import threading
 
 import numpy
-
-caches = [{factory}(max_size={max_size}), {factory}(max_size=3)]
-cache = caches[0]
-arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
-shared_arenas = [torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_() for _ in range({slots})]
-graveyard, fillers = [], []
-in_use = [None] * {slots}  # a weak reference to the storage last made at each slot
 
 
 class UserTensor(torch.Tensor):
@@ -148,39 +143,6 @@ def content(n, dtype, shape=(4, 8)):
     if dtype is torch.bool:
         return x % 2 == 1
     return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
-
-
-def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator", kind="tensor"):
-    """The next request's tensor at a slot's fixed address: a new tensor with its own
-    version counter at 0 and its own content, as the allocator hands out a freed address."""
-    if in_use[slot] is not None and not in_use[slot].expired():
-        raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
-    arena = shared_arenas[slot] if origin == "shared_memory" else arenas[slot]
-    memory = arena[:max(math.prod(shape), 1) * dtype.itemsize]
-    if origin == "from_numpy":
-        memory = torch.from_numpy(memory.numpy())
-    elif origin == "frombuffer":
-        memory = torch.frombuffer(memory.numpy(), dtype=torch.uint8)
-    else:
-        memory = dlpack.from_dlpack(dlpack.to_dlpack(memory))
-    if layout == "contiguous":
-        strides = torch.empty(shape, device="meta").stride()
-    elif layout == "transposed":
-        strides = torch.empty(shape, device="meta").transpose(-1, -2).contiguous().transpose(-1, -2).stride()
-    else:
-        strides = torch.empty(shape, device="meta", memory_format=getattr(torch, layout)).stride()
-    made = memory.view(dtype).as_strided(shape, strides).detach()  # no _base: that would keep memory alive
-    with torch.no_grad():
-        made.copy_(content(n, dtype, shape))
-    in_use[slot] = StorageWeakRef(made.untyped_storage())
-    if kind.endswith("parameter"):
-        return torch.nn.Parameter(made, requires_grad=kind == "trainable_parameter")
-    if kind == "buffer":
-        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
-        holder.register_buffer("buffer", made)
-        return holder.buffer
-    # as_subclass() would make a view, whose _base keeps the memory alive after a rebind
-    return torch.Tensor._make_subclass(UserTensor, made) if kind == "user_subclass" else made
 
 
 def project(t):
@@ -217,23 +179,6 @@ def hygiene(*checks, where):
         raise AssertionError(f"contract broken at {{where}}: {{'; '.join(broken)}}")
 
 
-def refreshes(t, where):
-    \"\"\"LRU recency, in a cache of the round's size filled to its bound with t
-    oldest: a hit refreshes t's entry, so the next insert evicts another.\"\"\"
-    probe = {factory}(max_size={max_size})
-    others = [content(n, t.dtype) for n in range({max_size})]
-    try:
-        probe.put(t, project(t))
-        for other in others[1:]:
-            probe.put(other, project(other))
-        hit = probe.get(t) is not None
-        probe.put(others[0], project(others[0]))
-        kept = probe.get(t) is not None
-    except Exception as exc:
-        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
-    hygiene((hit, "a fresh entry missed"), (kept, "the recently used entry was evicted"), where=where)
-
-
 def in_thread(step):
     """Run a step in another thread, as a server's worker does; its failure is the step's."""
     failed = []
@@ -254,6 +199,66 @@ def _failure_of(step):
     return []
 '''
 
+# The search's own setup: its caches, one fixed address per slot, and the next request's tensor there.
+PRELUDE = HELPERS + '''
+caches = [{factory}(max_size={max_size}), {factory}(max_size=3)]
+cache = caches[0]
+arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
+shared_arenas = [torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_() for _ in range({slots})]
+graveyard, fillers = [], []
+in_use = [None] * {slots}  # a weak reference to the storage last made at each slot
+
+
+def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator", kind="tensor"):
+    """The next request's tensor at a slot's fixed address: a new tensor with its own
+    version counter at 0 and its own content, as the allocator hands out a freed address."""
+    if in_use[slot] is not None and not in_use[slot].expired():
+        raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
+    arena = shared_arenas[slot] if origin == "shared_memory" else arenas[slot]
+    memory = arena[:max(math.prod(shape), 1) * dtype.itemsize]
+    if origin == "from_numpy":
+        memory = torch.from_numpy(memory.numpy())
+    elif origin == "frombuffer":
+        memory = torch.frombuffer(memory.numpy(), dtype=torch.uint8)
+    else:
+        memory = dlpack.from_dlpack(dlpack.to_dlpack(memory))
+    if layout == "contiguous":
+        strides = torch.empty(shape, device="meta").stride()
+    elif layout == "transposed":
+        strides = torch.empty(shape, device="meta").transpose(-1, -2).contiguous().transpose(-1, -2).stride()
+    else:
+        strides = torch.empty(shape, device="meta", memory_format=getattr(torch, layout)).stride()
+    made = memory.view(dtype).as_strided(shape, strides).detach()  # no _base: that would keep memory alive
+    with torch.no_grad():
+        made.copy_(content(n, dtype, shape))
+    in_use[slot] = StorageWeakRef(made.untyped_storage())
+    if kind.endswith("parameter"):
+        return torch.nn.Parameter(made, requires_grad=kind == "trainable_parameter")
+    if kind == "buffer":
+        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
+        holder.register_buffer("buffer", made)
+        return holder.buffer
+    # as_subclass() would make a view, whose _base keeps the memory alive after a rebind
+    return torch.Tensor._make_subclass(UserTensor, made) if kind == "user_subclass" else made
+
+
+def refreshes(t, where):
+    \"\"\"LRU recency, in a cache of the round's size filled to its bound with t
+    oldest: a hit refreshes t's entry, so the next insert evicts another.\"\"\"
+    probe = {factory}(max_size={max_size})
+    others = [content(n, t.dtype) for n in range({max_size})]
+    try:
+        probe.put(t, project(t))
+        for other in others[1:]:
+            probe.put(other, project(other))
+        hit = probe.get(t) is not None
+        probe.put(others[0], project(others[0]))
+        kept = probe.get(t) is not None
+    except Exception as exc:
+        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
+    hygiene((hit, "a fresh entry missed"), (kept, "the recently used entry was evicted"), where=where)
+'''
+
 
 @dataclass
 class SearchFailure:
@@ -262,7 +267,16 @@ class SearchFailure:
     level: Level
     message: str
     snippet: str
-    seed: int  # --seed that finds it first
+    seed: int | None  # --seed that finds it first (None: the systematic phase's ``row`` did)
+    row: int | None = None
+
+    @property
+    def phase(self) -> str:
+        return "probes" if self.row is not None else "search"
+
+    @property
+    def found_by(self) -> str:
+        return f"probe row {self.row}" if self.row is not None else f"--seed {self.seed}"
 
     @property
     def contract(self) -> bool:
@@ -280,6 +294,20 @@ def _imports(spec: str, factory) -> tuple[str, str]:
         return f"from {module} import {head}", attr
     name = getattr(factory, "__name__", "make_cache")
     return f"from cache_impl import DESIGNS\n\n{name} = DESIGNS[{spec!r}]", name
+
+
+def bind_factory(spec: str, factory, timeout: float | None) -> tuple[str, str, dict]:
+    """What a snippet needs to call the cache: (its first lines, the name they bind the
+    factory to, a namespace where that name is ``factory``, each call guarded by ``timeout``)."""
+    imports, name = _imports(spec, factory)
+    header = (f"import torch\nfrom torch.multiprocessing.reductions import StorageWeakRef\n"
+              f"from torch.utils import dlpack\n{imports}\n")
+    namespace = {"__name__": "audit_search", "torch": torch, "dlpack": torch.utils.dlpack,
+                 "StorageWeakRef": StorageWeakRef}
+    head = name.split(".")[0]
+    made = guarded(factory, timeout=timeout, grad_mode=None)  # the steps set their own grad mode
+    namespace[head] = made if head == name else _Namespace(name, made)
+    return header, name, namespace
 
 
 def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, allowed: tuple = ALL_DTYPES,
@@ -304,15 +332,9 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.made = 0
             self.steps = 0
             self.max_size = max_size
-            imports, name = _imports(spec, factory)
+            header, name, self.namespace = bind_factory(spec, factory, timeout)
             setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES)
-            self.prelude = (f"import torch\nfrom torch.multiprocessing.reductions import StorageWeakRef\n"
-                            f"from torch.utils import dlpack\n{imports}\n{setup}")
-            self.namespace = {"__name__": "audit_search", "torch": torch, "dlpack": torch.utils.dlpack,
-                              "StorageWeakRef": StorageWeakRef}
-            head = name.split(".")[0]
-            made = guarded(factory, timeout=timeout, grad_mode=None)  # the steps set their own grad mode
-            self.namespace[head] = made if head == name else _Namespace(name, made)
+            self.prelude = header + setup
             exec(setup, self.namespace)
 
         # -- running text ---------------------------------------------------
@@ -654,7 +676,7 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     Sources of ``unsupported`` torch dtypes are never made; each call into the
     cache has ``timeout`` seconds. ``contract`` (``bounded`` or ``lru``) adds its
     hygiene checks; a failure of those is a :attr:`SearchFailure.contract` one."""
-    allowed = tuple(name for name in ALL_DTYPES if getattr(torch, name) not in unsupported)
+    allowed = allowed_dtypes(unsupported)
     if not allowed:
         return None
     threads = torch.get_num_threads()
@@ -664,6 +686,11 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
                               timeout, contract)
     finally:
         torch.set_num_threads(threads)
+
+
+def allowed_dtypes(unsupported: frozenset) -> tuple:
+    """The dtypes sources are made of: all but the ``unsupported`` torch dtypes."""
+    return tuple(name for name in ALL_DTYPES if getattr(torch, name) not in unsupported)
 
 
 def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout,
