@@ -1,4 +1,5 @@
-"""``python -m harness audit SPEC``: the scenario catalogue, then a generative
+"""``python -m harness audit SPEC``: the scenario catalogue, then the probes (every
+obligation in situations that meet every pair of property values) and a generative
 search, against any cache, as its pipeline runs it.
 
 The level is a *safety* statement (no value from other data, no source kept
@@ -15,12 +16,13 @@ from dataclasses import dataclass, field
 import torch
 
 from cache_impl import Level, declared_level, describe_spec, level_below
-from harness.search import ALL_DTYPES, search
+from harness.probes import find_failure
+from harness.search import ALL_DTYPES
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, reached_level, run_scenario)
 
-DEFAULT_BUDGET = 40.0  # seconds of search: with the catalogue, an audit stays under a minute on 2 cores
+DEFAULT_BUDGET = 40.0  # seconds of probes and search: with the catalogue, an audit stays under a minute on 2 cores
 CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
 PROBED_DTYPES = ALL_DTYPES  # every dtype the search makes sources of
 WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)
@@ -136,19 +138,20 @@ def catalogue_failure(factory, level: Level, contract: str = "lru", tries: int =
 def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT_BUDGET, seed: int = 0,
                   contract: str = "lru") -> str | None:
     """What keeps the cache from ``level`` or breaks ``contract``, as the audit finds
-    it (catalogue, then search), in one line; None when nothing does."""
+    it (catalogue, then probes and search), in one line; None when nothing does."""
     found = catalogue_failure(factory, level, contract)
     if found is not None:
         return f"{found[0].name} ({found[1].status})"
-    failure = search(spec or getattr(factory, "__name__", "cache"), factory, level, budget, seed, contract=contract)
+    failure = find_failure(spec or getattr(factory, "__name__", "cache"), factory, level, budget, seed,
+                           contract=contract)
     if failure is not None:
         where = "the contract" if failure.contract else failure.level
-        return f"search at {where}, seed {failure.seed}: {failure.message}"
+        return f"{failure.phase} at {where}, {failure.found_by}: {failure.message}"
     return None
 
 
 def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResult:
-    """Catalogue, then search; print as it goes; return what was found."""
+    """Catalogue, then probes and search; print as it goes; return what was found."""
     about = describe_spec(spec, factory)
     out(f"audit of {spec}" + (f" (declares {declared_level(factory)})" if declared_level(factory) else ""))
     out(f"tested: {about['file'] or 'no source file'}" + (f", sha256 {about['sha256'][:16]}" if about["sha256"] else "")
@@ -180,7 +183,7 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
     out(f"catalogue: level {level_name(level)}")
     level, found = search_below(spec, factory, level, options, frozenset(unsupported), out)
     broken = [s.name for s, t in rows if fails_contract(s, t, options.contract)]
-    broken += [f"search: {f.message}" for f in found if f.contract]
+    broken += [f"{f.phase}: {f.message}" for f in found if f.contract]
     out(f"level reached: {level_name(level)}")
     out(f"contract {options.contract}: " + ("kept" if not broken else f"broken ({', '.join(broken)})"))
     return AuditResult(level, not broken, rows, unsupported, found)
@@ -214,37 +217,35 @@ def audit(spec: str, factory, options: AuditOptions, out=print) -> int:
     reasons = []
     if not safe:
         failed = [s.name for s, t in result.rows if fails_level(s, t) and s.level <= options.require]
-        failed += [f"search ({f.level}: {f.message})" for f in result.search_failures
+        failed += [f"{f.phase} ({f.level}: {f.message})" for f in result.search_failures
                    if f.level <= options.require and not f.contract]
         reasons.append(f"safety: does not reach {options.require} ({'; '.join(failed)})")
     if not result.contract_kept:
         broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract)]
-        broken += [f"search: {f.message}" for f in result.search_failures if f.contract]
+        broken += [f"{f.phase}: {f.message}" for f in result.search_failures if f.contract]
         reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(broken)})")
     out(f"FAIL: {spec}: " + "; ".join(reasons))
     return 1
 
 
 def search_below(spec, factory, level, options: AuditOptions, unsupported: frozenset, out):
-    """Search at ``level`` (with the hygiene checks ``--contract`` asks for); on a
-    safety failure, the level drops below the failure's and the search goes on
-    there with the budget left; on a contract failure, it goes on at the same
-    level without those checks. Returns (level, failures)."""
+    """Probe and search at ``level`` (with the hygiene checks ``--contract`` asks for);
+    on a safety failure, the level drops below the failure's and both go on there with
+    the budget left; on a contract failure, they go on at the same level without those
+    checks. Returns (level, failures)."""
     found = []
     contract = options.contract
     deadline = time.monotonic() + options.budget
     while level is not None and time.monotonic() < deadline:
-        started = time.monotonic()
-        out(f"search: steps up to {level}" + (f", contract {contract}" if contract != "none" else "")
-            + f", {deadline - started:.0f} s left, --seed {options.seed} ...")
-        failure = search(spec, factory, level, deadline - started, options.seed, timeout=options.timeout,
-                         unsupported=unsupported, contract=contract)
+        out(f"probes, then search: steps up to {level}" + (f", contract {contract}" if contract != "none" else "")
+            + f", {deadline - time.monotonic():.0f} s left, --seed {options.seed} ...")
+        failure = find_failure(spec, factory, level, deadline - time.monotonic(), options.seed,
+                               timeout=options.timeout, unsupported=unsupported, contract=contract, out=out)
         if failure is None:
-            out(f"search: no failure in {time.monotonic() - started:.1f} s")
             break
         found.append(failure)
-        out(f"search FAILED {'the contract' if failure.contract else 'at ' + str(failure.level)} "
-            f"(found with --seed {failure.seed}): {failure.message}\nreproduce with:\n\n{failure.snippet}")
+        out(f"{failure.phase} FAILED {'the contract' if failure.contract else 'at ' + str(failure.level)} "
+            f"(found by {failure.found_by}): {failure.message}\nreproduce with:\n\n{failure.snippet}")
         if failure.contract:
             contract = "none"
         else:

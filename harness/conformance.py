@@ -1,5 +1,5 @@
 """The audit as pytest tests, for the plugin in ``harness.pytest_plugin``: one test
-per catalogue scenario and one for the search, each judged exactly as
+per catalogue scenario and one for the probes and search, each judged exactly as
 ``python -m harness audit`` judges it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from harness.audit import run_in_every_dtype
-from harness.search import search
+from harness.probes import find_failure
 from repro.scenarios import FALSE_HIT, INCONCLUSIVE, applies, fails_contract, fails_level
 
 
@@ -34,7 +34,7 @@ def test_search(audited_cache):
         pytest.skip("--cache-budget 0: no search")
     import torch
     skip = frozenset(getattr(torch, name) for name in unsupported)
-    failure = search(spec, factory, options.require, options.budget, options.seed, timeout=options.timeout,
-                     unsupported=skip)
-    assert failure is None, (f"search found a failure at {failure.level} (--cache-seed {failure.seed}): "
+    failure = find_failure(spec, factory, options.require, options.budget, options.seed, timeout=options.timeout,
+                           unsupported=skip)
+    assert failure is None, (f"{failure.phase} found a failure at {failure.level} ({failure.found_by}): "
                              f"{failure.message}\nreproduce with:\n\n{failure.snippet}")

@@ -1,10 +1,10 @@
 """The audit's generative search: it finds what the catalogue does not list, shrinks
 it to a snippet that runs on its own, and finds nothing in the sound designs.
 
-The search mutants are each wrong only under a condition the catalogue never
-produces (a size, a fill level, a hit count, a dtype, a layout, a grad mode);
-``make selfcheck`` audits them with the audit's default budget. Here each search
-runs a fixed number of rounds, so the outcome does not depend on machine speed.
+The mutants wrong only under a condition the catalogue never produces fall to the
+probes first (tests/test_probes.py); here one of them checks that the random search
+finds such a condition on its own too. Each search runs a fixed number of rounds, so
+the outcome does not depend on machine speed.
 """
 
 from __future__ import annotations
@@ -21,12 +21,9 @@ from harness.search import SIZES, coverage_markdown, search
 
 pytestmark = [pytest.mark.cpu]
 
-# One search mutant per kind of condition the catalogue never produces: a hit count,
-# a cache size, a layout. ``make selfcheck`` audits all of them as a user would
-# (default budget and seed); these few keep the suite short.
-SAMPLED = ("trusts_entry_after_many_hits", "large_cache_skips_liveness", "expanded_keyed_as_contiguous")
-SEARCH_MUTANTS = [m for m in MUTANTS if m.name in SAMPLED]
-ROUNDS = 30  # from seed 0; each of these falls within 10 rounds, measured
+# A layout the catalogue never makes (a zero stride): found within 10 rounds, measured.
+SEARCH_MUTANTS = [m for m in MUTANTS if m.name == "expanded_keyed_as_contiguous"]
+ROUNDS = 30  # from seed 0
 
 
 # Not core_model: shrinking a found failure takes 10-15 s a design.
@@ -46,7 +43,7 @@ def test_search_finds_shrinks_and_prints_a_runnable_snippet(name, level, tmp_pat
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_search_finds_nothing_at_the_level_a_design_claims(name):
     factory = DESIGNS[name]
-    failure = search(name, factory, Level.parse(factory.level), budget=300, rounds=len(SIZES), examples_per_round=25)
+    failure = search(name, factory, Level.parse(factory.level), budget=300, rounds=len(SIZES), examples_per_round=12)
     assert failure is None, f"{failure.message}\n{failure.snippet}"
 
 

@@ -1,0 +1,533 @@
+"""The audit's systematic phase: every obligation of a level, in situations that meet
+every pair of property values.
+
+The search (``harness/search.py``) draws its sources and histories at random, so a
+guard that fails only when two properties hold at once is found only if a draw
+happens to combine them. This phase lays the properties out instead: ``PROPERTIES``
+lists what a source can vary (shape, dtype, memory layout, offset into its storage,
+lazy conj/neg bits, storage origin, kind of tensor object), how it is looked up (grad
+mode, thread, the source itself or a new object on its storage, hits before it
+changes) and the cache it meets (max_size, what it holds and how often it was called).
+:func:`situations` is a covering array over them: any value of any property meets
+any value of any other in some row. Each row then runs every obligation of the level
+on sources of that situation: an in-place write misses; a tensor on the same storage
+that differs from the cached one in one key field alone (address, shape, stride,
+dtype, conj or neg bit) misses; a freed source's address handed to the next request's
+tensor misses (L1); a source whose storage was swapped, or rebound away and back,
+misses (L2); a rewrite with no version bump misses in the next request (L3). With a
+contract it also checks the bound after every insert, LRU recency and ``clear()``.
+
+So a guard skipped only when one or two of these properties hold is met, in every
+row where they do, by the obligation it protects. Every step is plain Python run as
+written, so a failure is a runnable snippet: the row's steps up to the one that failed.
+A trial where the allocator did not put the next tensor at the freed address is
+inconclusive, counted and said, never a pass.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import time
+from dataclasses import dataclass
+
+import torch
+
+from cache_impl import Level
+from harness.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
+                            bind_factory, search)
+from repro.guard import DEFAULT_TIMEOUT
+
+SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
+          "4d": (2, 3, 2, 2), "4d odd": (3, 3, 1, 5), "5d": (1, 2, 3, 2, 2), "5d odd": (3, 1, 3, 1, 5),
+          "6d": (1, 2, 1, 3, 1, 2), "large": (2, 48, 48), "large odd": (3, 37, 37)}  # the last two: > 4,096 elements
+# Memory layouts, with the ranks each exists in.
+LAYOUTS = {"contiguous": range(0, 7), "transposed": range(2, 7), "every other": range(1, 7),
+           "expanded": range(1, 7), "channels_last": (4,), "channels_last_3d": (5,)}
+OFFSET = 16  # elements into its storage, for sources not at its start (a multiple of every item size)
+HISTORIES = {"new": 0, "60 held": 60, "full": None, "110 calls": 0}  # entries held first (None: max_size)
+MAX_SIZES = (1, 2, 3, 17, 64, 128, 1024, 4096)
+PROPERTIES = {
+    "dtype": ALL_DTYPES,
+    "shape": tuple(SHAPES),
+    "max_size": tuple(map(str, MAX_SIZES)),
+    "kind": KINDS + ("requires_grad", "inference"),
+    "layout": tuple(LAYOUTS),
+    "history": tuple(HISTORIES),
+    "origin": ORIGINS,
+    "bits": ("none", "conj", "neg", "conj neg"),
+    "grad": tuple(GRAD_MODES),
+    "offset": ("0", str(OFFSET)),
+    "thread": ("main", "other"),
+    "lookup": ("the source", "a new object"),
+    "hits": ("1", "20"),  # lookups of a source before it changes
+}
+ARENA_BYTES = 2 ** 21  # the fixed address every source is made at: room for the widest variant
+
+
+def _negatable(name: str) -> bool:
+    try:
+        torch._neg_view(torch.zeros(1, dtype=getattr(torch, name))).resolve_neg()
+    except (RuntimeError, NotImplementedError):
+        return False
+    return True
+
+
+NEGATABLE = frozenset(filter(_negatable, ALL_DTYPES))  # bool and float8 have no negation on CPU
+
+
+def _possible(row: dict) -> bool:
+    """Can one source and cache have all of ``row`` (a partial row: what it names)?"""
+    dtype = getattr(torch, row["dtype"]) if "dtype" in row else None
+    if "shape" in row and "layout" in row and len(SHAPES[row["shape"]]) not in LAYOUTS[row["layout"]]:
+        return False
+    if dtype is not None and "conj" in row.get("bits", "") and not dtype.is_complex:
+        return False  # a real tensor's conjugate is itself: no conj bit
+    if "neg" in row.get("bits", "") and dtype is not None and row["dtype"] not in NEGATABLE:
+        return False  # torch cannot read this dtype negated
+    gradable = dtype is None or dtype.is_complex or (dtype.is_floating_point and dtype.itemsize > 1)
+    if row.get("kind") in ("requires_grad", "trainable_parameter") and not gradable:
+        return False
+    return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
+
+
+@functools.lru_cache(maxsize=None)
+def situations(seed: int = 0) -> tuple:
+    """Rows over ``PROPERTIES`` in which every possible pair of values meets (greedy,
+    as AETG builds a pairwise covering array): each row starts from a pair no row
+    has yet and takes, property by property, the value that meets most new pairs."""
+    rng = random.Random(seed)
+    names = list(PROPERTIES)
+    uncovered = {(a, va, b, vb) for i, a in enumerate(names) for b in names[i + 1:]
+                 for va in PROPERTIES[a] for vb in PROPERTIES[b] if _possible({a: va, b: vb})}
+    rows = []
+    while uncovered:
+        a, va, b, vb = min(uncovered, key=lambda p: (names.index(p[0]), names.index(p[2]), p))
+        row = {a: va, b: vb}
+        rest = [n for n in names if n not in row]
+        rng.shuffle(rest)
+        for name in rest:
+            def gain(value, name=name):
+                return sum(((n, row[n], name, value) if names.index(n) < names.index(name)
+                            else (name, value, n, row[n])) in uncovered for n in row)
+            choices = [v for v in PROPERTIES[name] if _possible({**row, name: v})]
+            best = max(gain(v) for v in choices)
+            row[name] = rng.choice([v for v in choices if gain(v) == best])
+        rows.append(row)
+        uncovered -= {(x, row[x], y, row[y]) for i, x in enumerate(names) for y in names[i + 1:]}
+    # Large caches last: their history is most of the time, and a failure shows sooner on the rest.
+    return tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128))
+
+
+PRELUDE = HELPERS + '''
+arenas = {{}}  # slot -> the fixed address its sources are made at: one slot per obligation of a row
+in_use = {{}}  # slot -> a weak reference to the storage last made there
+kept, fillers, inconclusive = [], [], []  # sources kept to the row's end; other entries of this row; unproven
+# Other entries, made once: (tensor, its value). A row's cache is new, so rows share them.
+pool = [(f, project(f)) for f in (content(n, torch.float32) for n in range({pool}))]
+caches = [None]  # each row's cache, made anew
+
+
+def begin():
+    getattr(cache, "begin_request", lambda: None)()
+
+
+def end():
+    getattr(cache, "end_request", lambda: None)()
+
+
+def memory_at(slot, origin, inference):
+    """A new storage object at the slot's fixed address, as the allocator hands out a freed
+    one (shared memory: a new segment, which the system maps where the last one was)."""
+    if slot in in_use and not in_use[slot].expired():
+        raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
+    with torch.inference_mode(inference):
+        if origin == "shared_memory":
+            memory = torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_()
+        else:
+            arena = arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8))
+            if origin == "from_numpy":
+                memory = torch.from_numpy(arena.numpy())
+            elif origin == "frombuffer":
+                memory = torch.frombuffer(arena.numpy(), dtype=torch.uint8)
+            else:
+                memory = dlpack.from_dlpack(dlpack.to_dlpack(arena))
+    in_use[slot] = StorageWeakRef(memory.untyped_storage())
+    return memory
+
+
+def on(x, s, **change):
+    """A new tensor object on x's storage, with a version counter of its own: s's dtype,
+    shape, stride and offset (with ``change`` to one of them), dressed as s's kind of
+    object with s's lazy bit."""
+    g = {{**s, **change}}
+    with torch.inference_mode(s["kind"] == "inference"):
+        t = torch.empty(0, dtype=g["dtype"]).set_(x.untyped_storage(), g["offset"], g["shape"], g["stride"])
+    if "conj" in g["bits"]:
+        t = t.conj().detach()  # detached: no _base, which would keep the storage alive after a rebind
+    if "neg" in g["bits"]:
+        t = torch._neg_view(t).detach()
+    return dress(t, s["kind"])
+
+
+def again(t, s):
+    """A new object for t: its storage, layout, bits and version counter, dressed as s's kind."""
+    return dress(t.detach(), s["kind"])
+
+
+def dress(t, kind):
+    if kind == "requires_grad":
+        return t.requires_grad_()
+    if kind.endswith("parameter"):
+        return torch.nn.Parameter(t, requires_grad=kind == "trainable_parameter")
+    if kind == "buffer":
+        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
+        holder.register_buffer("buffer", t)
+        return holder.buffer
+    return torch.Tensor._make_subclass(UserTensor, t) if kind == "user_subclass" else t
+
+
+def make(slot, n, s, **change):
+    """Request n's source of situation s at the slot's fixed address, on a storage of its own."""
+    memory = memory_at(slot, s["origin"], s["kind"] == "inference")
+    with torch.inference_mode(s["kind"] == "inference"), torch.no_grad():
+        flat = torch.empty(0, dtype=s["dtype"]).set_(memory.untyped_storage(), 0, (s["room"],), (1,))
+        flat.copy_(content(n, s["dtype"], (s["room"],)))  # through its own alias: s starts at version 0
+    return on(memory, s, **change)
+
+
+def rebind(t, new):
+    """``t.data = new``: t lives on, on other memory, with no version bump."""
+    with torch.inference_mode(t.is_inference()):  # where an inference tensor may be changed at all
+        t.data = new
+
+
+def span(t):
+    return 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) if t.numel() else 0
+
+
+def rewrite(t, n):
+    """Request n's content into what t spans, in place through a view of t: a version bump."""
+    with torch.no_grad():
+        t.as_strided((span(t),), (1,), t.storage_offset()).copy_(content(n, t.dtype, (span(t),)))
+
+
+def rewrite_behind(t, n):
+    """Request n's content into what t spans, through another tensor on its storage,
+    which has a version counter of its own: t's does not move."""
+    with torch.inference_mode(t.is_inference()), torch.no_grad():
+        alias = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage(), t.storage_offset(), (span(t),), (1,))
+        alias.copy_(content(n, t.dtype, (span(t),)))
+
+
+def hits(t, where):
+    """Is t in the cache? (a hit must still be t's value)"""
+    try:
+        value = cache.get(t)
+    except Exception as exc:
+        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
+    if value is not None and not same(value, project(t)):
+        raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
+    return value is not None
+
+
+def look(t, where):
+    """Look up as a model does (see check); with a contract, the bound holds after it."""
+    check(t, where)
+    if bounded:
+        hygiene((len(cache) <= max_size, f"{{len(cache)}} entries held, max_size {{max_size}}"),
+                where=where + ": the bound")
+
+
+def fill(count, where):
+    """``count`` other entries, kept alive, each looked up and inserted (as check does, with
+    values made beforehand: the history of a large cache is most of a row's calls)."""
+    for f, value in pool[len(fillers):len(fillers) + count]:
+        fillers.append(f)
+        try:
+            held = cache.get(f)
+            if held is None:
+                cache.put(f, value)
+        except Exception as exc:
+            raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
+        if held is not None and held is not value and not same(held, value):
+            raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
+        if bounded:
+            hygiene((len(cache) <= max_size, f"{{len(cache)}} entries held, max_size {{max_size}}"),
+                    where=where + ": the bound")
+'''
+
+
+@dataclass
+class ProbeReport:
+    """What the systematic phase did: rows run (of how many), trials that proved nothing,
+    the time it took, and the first failure."""
+
+    rows: int
+    total: int
+    inconclusive: int
+    seconds: float
+    failure: SearchFailure | None = None
+
+    def summary(self) -> str:
+        ran = f"{self.rows} of {self.total} rows" if self.rows < self.total else f"all {self.total} rows"
+        unproven = f", {self.inconclusive} trials inconclusive (the address was not reused)" \
+            if self.inconclusive else ""
+        return f"{ran} in {self.seconds:.1f} s{unproven}"
+
+
+def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tuple = ALL_DTYPES,
+          timeout: float | None = DEFAULT_TIMEOUT, deadline: float | None = None, only=None) -> ProbeReport:
+    """Run the rows of :func:`situations` against ``factory``: the obligations of
+    ``level`` and below, and the hygiene checks ``contract`` asks for, on sources of
+    the ``allowed`` dtypes only (and rows ``only(row)`` keeps, if given); stop at the
+    first failure, or at ``deadline`` (``time.monotonic()``) between rows."""
+    started = time.monotonic()
+    header, name, namespace = bind_factory(spec, factory, timeout)
+    setup = PRELUDE.format(arena_bytes=ARENA_BYTES, pool=2 * max(MAX_SIZES) + 2)
+    exec(setup, namespace)
+    rows = [(number, row) for number, row in enumerate(situations())
+            if row["dtype"] in allowed and (only is None or only(row))]
+    report = ProbeReport(0, len(rows), 0, 0.0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
+    try:
+        for number, row in rows:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            report.rows += 1
+            report.failure = _run_row(number, row, namespace, header + setup, name, level, contract)
+            if report.failure:
+                break
+    finally:
+        torch.set_num_threads(threads)
+    report.inconclusive = len(namespace["inconclusive"])
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, level: Level,
+             contract: str) -> SearchFailure | None:
+    """One row, step by step; its first failure as a runnable snippet (its steps so far)."""
+    steps = row_steps(row, name, level, contract)
+    for done, (_, code) in enumerate(steps):
+        try:
+            exec(code, namespace)
+        except AssertionError as exc:  # raised by look() and its kin: a finding about the cache
+            ran = steps[:done + 1]
+            body = "\n".join(text for _, text in ran)
+            snippet = f"{prelude}\n\n# probe row {number}: {describe(row)}\n{body}\n"
+            return SearchFailure(max(lv for lv, _ in ran), str(exc), snippet, seed=None, row=number)
+    return None
+
+
+def find_failure(spec: str, factory, level: Level, budget: float, seed: int = 0,
+                 timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
+                 contract: str = "none", out=None) -> SearchFailure | None:
+    """The audit's phases after the catalogue, at ``level``: the probes, then the random
+    search for what is left of ``budget`` seconds; the first failure, or None. ``out``
+    hears a line after each phase."""
+    deadline = time.monotonic() + budget
+    allowed = allowed_dtypes(unsupported)
+    report = probe(spec, factory, level, contract, allowed, timeout, deadline)
+    if out:
+        out(f"probes: {report.summary()}" + ("" if report.failure else ", no failure"))
+    if report.failure or time.monotonic() >= deadline:
+        return report.failure
+    started = time.monotonic()
+    failure = search(spec, factory, level, deadline - started, seed, timeout=timeout, unsupported=unsupported,
+                     contract=contract)
+    if out and failure is None:
+        out(f"search: no failure in {time.monotonic() - started:.1f} s")
+    return failure
+
+
+def describe(row: dict) -> str:
+    return ", ".join(f"{name} {row[name]}" for name in PROPERTIES)
+
+
+def source_of(row: dict) -> dict:
+    """The situation as the snippet's ``S``: dtype, shape, stride, offset, origin, kind, bits, room."""
+    dtype = getattr(torch, row["dtype"])
+    shape = SHAPES[row["shape"]]
+    stride = _strides(shape, row["layout"])
+    offset = int(row["offset"])
+    # room for every variant: one element further, a dimension 2 longer, a stride doubled or moved by 7
+    reach = sum((size + 2) * (2 * abs(st) + 8) for size, st in zip(shape, stride))
+    room = (offset + 2 + reach) * 16 // dtype.itemsize
+    return {"dtype": dtype, "shape": shape, "stride": stride, "offset": offset, "origin": row["origin"],
+            "kind": row["kind"], "bits": row["bits"], "room": room}
+
+
+def _strides(shape: tuple, layout: str) -> tuple:
+    contiguous = torch.empty(shape, device="meta").stride()
+    if layout == "transposed":
+        return torch.empty(shape, device="meta").transpose(-1, -2).contiguous().transpose(-1, -2).stride()
+    if layout == "every other":
+        return tuple(2 * st for st in contiguous)
+    if layout == "expanded":
+        return (0,) + contiguous[1:]
+    if layout.startswith("channels_last"):
+        return torch.empty(shape, device="meta", memory_format=getattr(torch, layout)).stride()
+    return contiguous
+
+
+def key_variants(s: dict) -> list[tuple]:
+    """Other tensors on the source's storage that differ from it in one key field
+    alone, keeping every property of the row they can: (field, ``on()`` arguments
+    for the other tensor[, and for both])."""
+    shape, stride, dtype = s["shape"], s["stride"], s["dtype"]
+    out = [("address", f"offset={s['offset'] + 1}")]
+    if shape:
+        # the first dimension not of size 1, two longer: contiguity, the parity of the size,
+        # a dimension of size 1 and the memory format all stay
+        d = next((i for i, size in enumerate(shape) if size != 1), 0)
+        out.append(("shape", f"shape={tuple(size + 2 * (i == d) for i, size in enumerate(shape))}"))
+        # the stride of a dimension longer than 1, doubled (or 1 for a zero stride): the stride of
+        # a size-1 dimension would change no value, so confusing the two would be harmless
+        d = next((i for i, size in enumerate(shape) if size > 1 and stride[i]),
+                 next((i for i, size in enumerate(shape) if size > 1), 0))
+        moved = tuple(2 * st or 1 if i == d else st for i, st in enumerate(stride))
+        out.append(("stride", f"stride={moved}"))
+    for other in _dtype_variants(dtype, s["bits"], s["kind"] in ("requires_grad", "trainable_parameter")):
+        out.append(("dtype", f"dtype=torch.{other}"))
+    # The conj bit exists for complex dtypes only: a row of another dtype checks it on
+    # complex64 sources, so that the bit meets every other property of the row too.
+    on_complex = "" if dtype.is_complex else "dtype=torch.complex64"
+    out.append(("conj bit", f"bits={_toggled(s['bits'], 'conj')!r}", on_complex))
+    # Likewise the neg bit, on int8 (one byte, as bool and float8) where torch cannot negate.
+    negatable = "" if str(dtype).removeprefix("torch.") in NEGATABLE else "dtype=torch.int8"
+    out.append(("neg bit", f"bits={_toggled(s['bits'], 'neg')!r}", negatable))
+    return out
+
+
+def _toggled(bits: str, bit: str) -> str:
+    """``bits`` ("none", "conj", "neg" or "conj neg") with ``bit`` set or cleared, the other kept."""
+    kept = set(bits.split()) - {"none"}
+    return " ".join(sorted(kept ^ {bit})) or "none"
+
+
+def _dtype_variants(dtype: torch.dtype, bits: str, grad: bool) -> list[str]:
+    """Other dtypes to read the same bytes as: one of the same item size and kind, one of
+    the same kind, one of the same item size (those that exist, each once; complex for a
+    conj bit, and one that can require grad for a source that does)."""
+    def kind(d):
+        return (d.is_complex, d.is_floating_point, d is torch.bool, d.is_signed)
+    others = [getattr(torch, n) for n in ALL_DTYPES if getattr(torch, n) is not dtype]
+    if "conj" in bits:
+        others = [d for d in others if d.is_complex]
+    if grad:
+        others = [d for d in others if d.is_complex or (d.is_floating_point and d.itemsize > 1)]
+    picks = []
+    for wanted in (lambda d: d.itemsize == dtype.itemsize and kind(d) == kind(dtype),
+                   lambda d: kind(d) == kind(dtype), lambda d: d.itemsize == dtype.itemsize):
+        found = next((d for d in others if wanted(d) and d not in picks), None)
+        if found is not None:
+            picks.append(found)
+    return [str(d).removeprefix("torch.") for d in picks]
+
+
+def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list[tuple[Level, str]]:
+    """The row's steps as (level, code): the cache and its history, then each obligation
+    of ``level`` and below, in the row's grad mode and thread, lowest level first."""
+    s = source_of(row)
+    max_size = int(row["max_size"])
+    held = HISTORIES[row["history"]]
+    held = max_size if held is None else min(held, max_size)
+    literal = ", ".join(f"{k}={_literal(v)}" for k, v in s.items())
+    setup = [f"max_size = {max_size}",
+             f"cache = caches[0] = {factory_name}(max_size=max_size)",
+             f"bounded = {contract != 'none'}",
+             "fillers.clear(); kept.clear()",
+             f"S = dict({literal})"]
+    if held:
+        setup.append(f"fill({held}, 'the history')")
+    if row["history"] == "110 calls":
+        setup.append("fill(1, 'the history')\nfor _ in range(110):\n    look(fillers[-1], 'the history')")
+    steps = [(Level.L0, "\n".join(setup))]
+    hits = int(row["hits"])
+
+    def looked(x: str) -> str:
+        return x if row["lookup"] == "the source" else f"again({x}, S)"
+
+    def before(x: str, what: str) -> str:
+        call = f"look({looked(x)}, '{what}: before the change')"
+        return call if hits == 1 else f"for _ in range({hits}):\n    {call}"
+
+    versioned = row["kind"] != "inference"  # an inference tensor has no version counter to bump
+    # Each obligation makes its sources at a slot of its own and keeps them to the row's
+    # end: only the freed and swapped ones hand an address on, to their own next request.
+    obligations = []
+    if versioned:
+        obligations.append((Level.L0, f"a = make(SLOT, 1, S)\n{before('a', 'in place')}\nrewrite(a, 2)\n"
+                                      f"look({looked('a')}, 'in place: after a write')\nkept.append(a)"))
+    for n, (field, change, *both) in enumerate(key_variants(s), start=3):
+        both = f", {both[0]}" if both and both[0] else ""
+        obligations.append((Level.L0, f"a = make(SLOT, {n}, S{both})\nlook({looked('a')}, 'key: {field}: the source')\n"
+                                      f"b = on(a, S, {change}{both})\n"
+                                      f"look(b, 'key: {field}: another tensor on its storage that differs in "
+                                      f"{field} alone')\nkept.extend((a, b))"))
+    if level >= Level.L1:
+        obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
+                                      "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
+                                      + "\nkept.append(b)"))
+    if level >= Level.L2:
+        obligations.append((Level.L2, f"a = make(SLOT, 23, S)\n{before('a', 'storage swapped')}\n"
+                                      "ptr = a.data_ptr()\nrebind(a, torch.empty_like(a))\nb = make(SLOT, 24, S)\n"
+                                      + _if_reused("b", looked("b"), "storage swapped") + "\nkept.extend((a, b))"))
+        obligations.append((Level.L2, f"a = make(SLOT, 25, S)\n{before('a', 'rebound')}\nptr = a.data_ptr()\n"
+                                      "rebind(a, torch.empty_like(a))\nrebind(a, make(SLOT, 26, S))\n"
+                                      + _if_reused("a", looked("a"), "rebound away and back") + "\nkept.append(a)"))
+    if level >= Level.L3:
+        obligations.append((Level.L3, f"a = make(SLOT, 27, S)\n{before('a', 'rewritten behind')}\nend()\n"
+                                      f"begin()\nrewrite_behind(a, 28)\n"
+                                      f"look({looked('a')}, 'rewritten with no version bump, the next request')\n"
+                                      "kept.append(a)"))
+    if contract != "none":  # on the history the row and its obligations made
+        obligations.append((Level.L0, "cache.clear()\nhygiene((len(cache) == 0, 'entries held after clear()'), "
+                                      "(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
+                                      "where='clear()')"))
+    if contract == "lru" and max_size >= 2:  # in the cache just cleared, filled to its bound again
+        obligations.append((Level.L0, f"a = make(SLOT, 20, S)\nlook(a, 'recency: the source')\n"
+                                      f"fill({max_size - 1}, 'recency')\n"
+                                      f"fresh = hits(a, 'recency: after {max_size - 1} others')\n"
+                                      f"fill(1, 'recency')\n"
+                                      f"kept_it = hits(a, 'recency: after one more')\n"
+                                      "hygiene((fresh, 'a fresh entry missed'), "
+                                      "(kept_it, 'the recently used entry was evicted'), where='recency')\n"
+                                      "kept.append(a)"))
+    mode = GRAD_MODES[row["grad"]]
+    for slot, (step_level, body) in enumerate(obligations):
+        body = body.replace("SLOT", str(slot))
+        if level >= Level.L3:
+            body = f"begin()\n{body}\nend()"
+        if mode:
+            body = f"with {mode}:\n{_indent(body)}"
+        steps.append((step_level, f"def step():\n{_indent(body)}\n\n\n"
+                                  + ("in_thread(step)" if row["thread"] == "other" else "step()")))
+    return steps
+
+
+def _if_reused(name: str, lookup: str, what: str) -> str:
+    """Look up only where the allocator really reused the address; else the trial is inconclusive."""
+    return (f"if {name}.data_ptr() == ptr:\n    look({lookup}, '{what}: the next request at its address')\n"
+            f"else:\n    inconclusive.append('{what}')")
+
+
+def _literal(value) -> str:
+    return f"torch.{str(value).removeprefix('torch.')}" if isinstance(value, torch.dtype) else repr(value)
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line for line in code.splitlines())
+
+
+def coverage_markdown() -> str:
+    """What the rows vary, from ``PROPERTIES`` and ``SHAPES`` themselves, as docs/audit.md shows it."""
+    def shown(name, value):
+        return f"`{value}` {SHAPES[value]}" if name == "shape" else f"`{value}`"
+    lines = [f"- **{name}**: {', '.join(shown(name, v) for v in values)}" for name, values in PROPERTIES.items()]
+    return "\n".join(lines) + f"\n\n{len(situations())} rows meet every possible pair of these values.\n"
+
+
+__all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]
