@@ -11,6 +11,7 @@ from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE
                          OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
                          run_command, say, seconds_argument, seed_argument)
 from harness.run import REPORTS
+from harness.selfcheck import GENERATED
 from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
 from repro.scenarios import CONTRACTS
 from harness.scan import add_arguments as add_scan_arguments
@@ -39,7 +40,8 @@ def build_parser() -> OneLineParser:
     a.add_argument("--require", type=level_argument, default=Level.L1,
                    help="the level the cache must reach for exit 0: L0-L3 (default: L1, the seed fix)")
     a.add_argument("--budget", type=seconds_argument, default=DEFAULT_BUDGET, metavar="SECONDS",
-                   help=f"seconds of generative search after the catalogue (default {DEFAULT_BUDGET:g}; 0 skips it)")
+                   help=f"seconds of probes and generative search after the catalogue "
+                        f"(default {DEFAULT_BUDGET:g}; 0 skips them)")
     a.add_argument("--seed", type=seed_argument, default=0,
                    help="seed of the search: the same seed searches the same cases (default 0)")
     a.add_argument("--contract", choices=CONTRACTS, default="lru",
@@ -65,12 +67,12 @@ def build_parser() -> OneLineParser:
     add_run_options(c, "pipeline scenarios to run (default: all up to --require)")
 
     sc = sub.add_parser("selfcheck", help="mutation kill rate, concurrency and memory of the designs",
-                        description="Audit every deliberately broken variant of the hardened design (all must "
-                                    "be killed), stress every design from several threads, and count what "
-                                    "each holds after 1,000 requests. Exit 1 if a mutant survives (or, with "
-                                    "--generated, if fewer than 95%% of the generated ones are killed).")
-    sc.add_argument("--generated", type=int, default=0, metavar="N",
-                    help="also audit N generated mutants (one guard skipped under a random predicate; default 0)")
+                        description="Audit every hand-written broken variant of the hardened design (all must "
+                                    "be killed) and N generated ones (one guard skipped under a random predicate; "
+                                    "at least 95% must be killed), stress every design from several threads, and "
+                                    "count what each holds after 1,000 requests. Exit 1 when a goal is missed.")
+    sc.add_argument("--generated", type=int, default=GENERATED, metavar="N",
+                    help=f"generated mutants to audit (default {GENERATED}; 0: none)")
     sc.add_argument("--generated-seed", type=int, default=0, metavar="S", help="seed that draws them (default 0)")
     sub.add_parser("bench", help="measure lookup, put and end-to-end costs per design (reports/bench/)",
                    description="Measure every design side by side in one process and write "

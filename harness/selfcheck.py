@@ -161,7 +161,7 @@ def memory_after(factory, requests: int = 1000, max_size: int = 2) -> dict:
     return values_held(factory, requests, max_size)
 
 
-def main(generated: int = 0, generated_seed: int = 0) -> int:
+def main(generated: int = GENERATED, generated_seed: int = 0) -> int:
     started = time.perf_counter()
     print("mutation kill rate: deliberately broken variants of hardened / request_scoped")
     killed, total = kill_table()
