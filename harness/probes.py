@@ -40,7 +40,8 @@ from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
           "4d": (2, 3, 2, 2), "4d odd": (3, 3, 1, 5), "5d": (1, 2, 3, 2, 2), "5d odd": (3, 1, 3, 1, 5),
-          "6d": (1, 2, 1, 3, 1, 2), "large": (2, 48, 48), "large odd": (3, 37, 37)}  # the last two: > 4,096 elements
+          "6d": (1, 2, 1, 3, 1, 2), "text embedding": (1, 77, 768),  # a text encoder's output
+          "large odd": (3, 37, 37)}
 # Memory layouts, with the ranks each exists in.
 LAYOUTS = {"contiguous": range(0, 7), "transposed": range(2, 7), "every other": range(1, 7),
            "expanded": range(1, 7), "channels_last": (4,), "channels_last_3d": (5,)}
@@ -51,7 +52,7 @@ PROPERTIES = {
     "dtype": ALL_DTYPES,
     "shape": tuple(SHAPES),
     "max_size": tuple(map(str, MAX_SIZES)),
-    "kind": KINDS + ("requires_grad", "inference"),
+    "kind": KINDS + ("requires_grad", "inference", "view", "grad view"),
     "layout": tuple(LAYOUTS),
     "history": tuple(HISTORIES),
     "origin": ORIGINS,
@@ -61,8 +62,10 @@ PROPERTIES = {
     "thread": ("main", "other"),
     "lookup": ("the source", "a new object"),
     "hits": ("1", "20"),  # lookups of a source before it changes
+    "values": ("counting", "negative", "fractions"),  # what request n's source holds
 }
-ARENA_BYTES = 2 ** 21  # the fixed address every source is made at: room for the widest variant
+GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of tensor that require grad
+VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
 
 
 def _negatable(name: str) -> bool:
@@ -86,7 +89,11 @@ def _possible(row: dict) -> bool:
     if "neg" in row.get("bits", "") and dtype is not None and row["dtype"] not in NEGATABLE:
         return False  # torch cannot read this dtype negated
     gradable = dtype is None or dtype.is_complex or (dtype.is_floating_point and dtype.itemsize > 1)
-    if row.get("kind") in ("requires_grad", "trainable_parameter") and not gradable:
+    if row.get("kind") in GRAD_KINDS and not gradable:
+        return False
+    if dtype is not None and row.get("values") == "negative" and not dtype.is_signed:
+        return False  # no negative values to hold
+    if dtype is not None and row.get("values") == "fractions" and not (dtype.is_floating_point or dtype.is_complex):
         return False
     return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
 
@@ -136,14 +143,15 @@ def end():
     getattr(cache, "end_request", lambda: None)()
 
 
-def memory_at(slot, origin, inference):
+def memory_at(slot, s):
     """A new storage object at the slot's fixed address, as the allocator hands out a freed
     one (shared memory: a new segment, which the system maps where the last one was)."""
+    origin, inference = s["origin"], s["kind"] == "inference"
     if slot in in_use and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
     with torch.inference_mode(inference):
         if origin == "shared_memory":
-            memory = torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_()
+            memory = torch.empty(s["room"], dtype=torch.uint8).share_memory_()
         else:
             arena = arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8))
             if origin == "from_numpy":
@@ -176,6 +184,9 @@ def again(t, s):
 
 
 def dress(t, kind):
+    if kind in ("view", "grad view"):
+        with torch.inference_mode(False), torch.enable_grad():  # a view with a grad_fn, for "grad view"
+            return (t.requires_grad_() if kind == "grad view" else t).view(t.shape)
     if kind == "requires_grad":
         return t.requires_grad_()
     if kind.endswith("parameter"):
@@ -189,10 +200,10 @@ def dress(t, kind):
 
 def make(slot, n, s, **change):
     """Request n's source of situation s at the slot's fixed address, on a storage of its own."""
-    memory = memory_at(slot, s["origin"], s["kind"] == "inference")
+    memory = memory_at(slot, s)
     with torch.inference_mode(s["kind"] == "inference"), torch.no_grad():
-        flat = torch.empty(0, dtype=s["dtype"]).set_(memory.untyped_storage(), 0, (s["room"],), (1,))
-        flat.copy_(content(n, s["dtype"], (s["room"],)))  # through its own alias: s starts at version 0
+        flat = torch.empty(0, dtype=s["dtype"]).set_(memory.untyped_storage(), 0, (s["fill"],), (1,))
+        flat.copy_(values(n, s))  # through its own alias: s starts at version 0
     return on(memory, s, **change)
 
 
@@ -200,6 +211,15 @@ def rebind(t, new):
     """``t.data = new``: t lives on, on other memory, with no version bump."""
     with torch.inference_mode(t.is_inference()):  # where an inference tensor may be changed at all
         t.data = new
+
+
+def values(n, s):
+    """Request n's values, for every element s and its variants reach."""
+    x = content(n, s["dtype"], (s["fill"],))
+    if s["values"] == "counting":
+        return x
+    wide = x.to(torch.complex128 if x.is_complex() else torch.float64)  # float8 has no arithmetic on CPU
+    return (-wide if s["values"] == "negative" else wide / 256).to(s["dtype"])
 
 
 def span(t):
@@ -284,7 +304,8 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     first failure, or at ``deadline`` (``time.monotonic()``) between rows."""
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
-    setup = PRELUDE.format(arena_bytes=ARENA_BYTES, pool=2 * max(MAX_SIZES) + 2)
+    arena = max(source_of(row)["room"] for row in situations())  # room for the widest variant of any row
+    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 2)
     exec(setup, namespace)
     rows = [(number, row) for number, row in enumerate(situations())
             if row["dtype"] in allowed and (only is None or only(row))]
@@ -347,16 +368,22 @@ def describe(row: dict) -> str:
 
 
 def source_of(row: dict) -> dict:
-    """The situation as the snippet's ``S``: dtype, shape, stride, offset, origin, kind, bits, room."""
-    dtype = getattr(torch, row["dtype"])
+    """The situation as the snippet's ``S``: dtype, shape, stride, offset, origin, kind,
+    bits and values; ``fill``, the elements its sources and every key variant of them
+    reach; ``room``, the bytes that takes in the widest dtype."""
     shape = SHAPES[row["shape"]]
-    stride = _strides(shape, row["layout"])
-    offset = int(row["offset"])
-    # room for every variant: one element further, a dimension 2 longer, a stride doubled or moved by 7
-    reach = sum((size + 2) * (2 * abs(st) + 8) for size, st in zip(shape, stride))
-    room = (offset + 2 + reach) * 16 // dtype.itemsize
-    return {"dtype": dtype, "shape": shape, "stride": stride, "offset": offset, "origin": row["origin"],
-            "kind": row["kind"], "bits": row["bits"], "room": room}
+    s = {"dtype": getattr(torch, row["dtype"]), "shape": shape, "stride": _strides(shape, row["layout"]),
+         "offset": int(row["offset"]), "origin": row["origin"], "kind": row["kind"], "bits": row["bits"],
+         "values": row["values"]}
+    reach = [_end({**s, **change}) for _, change, _ in key_variants(s)]
+    s["fill"] = max([_end(s), *reach])
+    s["room"] = s["fill"] * 16
+    return s
+
+
+def _end(g: dict) -> int:
+    """One past the last element a tensor of geometry ``g`` reads (its offset and strides)."""
+    return g["offset"] + 1 + sum((size - 1) * abs(st) for size, st in zip(g["shape"], g["stride"]))
 
 
 def _strides(shape: tuple, layout: str) -> tuple:
@@ -372,32 +399,32 @@ def _strides(shape: tuple, layout: str) -> tuple:
     return contiguous
 
 
-def key_variants(s: dict) -> list[tuple]:
+def key_variants(s: dict) -> list[tuple[str, dict, dict]]:
     """Other tensors on the source's storage that differ from it in one key field
-    alone, keeping every property of the row they can: (field, ``on()`` arguments
-    for the other tensor[, and for both])."""
+    alone, keeping every property of the row they can: (field, what the other tensor
+    changes, what both change from the row)."""
     shape, stride, dtype = s["shape"], s["stride"], s["dtype"]
-    out = [("address", f"offset={s['offset'] + 1}")]
+    out = [("address", {"offset": s["offset"] + 1}, {})]
     if shape:
-        # the first dimension not of size 1, two longer: contiguity, the parity of the size,
-        # a dimension of size 1 and the memory format all stay
+        # the first dimension longer than 1, two longer (shorter, from 3): contiguity, the
+        # parity of the size, a dimension of size 1 and the memory format all stay
         d = next((i for i, size in enumerate(shape) if size != 1), 0)
-        out.append(("shape", f"shape={tuple(size + 2 * (i == d) for i, size in enumerate(shape))}"))
+        out.append(("shape", {"shape": tuple(size + (2 if size < 3 else -2) * (i == d)
+                                             for i, size in enumerate(shape))}, {}))
         # the stride of a dimension longer than 1, doubled (or 1 for a zero stride): the stride of
         # a size-1 dimension would change no value, so confusing the two would be harmless
         d = next((i for i, size in enumerate(shape) if size > 1 and stride[i]),
                  next((i for i, size in enumerate(shape) if size > 1), 0))
-        moved = tuple(2 * st or 1 if i == d else st for i, st in enumerate(stride))
-        out.append(("stride", f"stride={moved}"))
-    for other in _dtype_variants(dtype, s["bits"], s["kind"] in ("requires_grad", "trainable_parameter")):
-        out.append(("dtype", f"dtype=torch.{other}"))
+        out.append(("stride", {"stride": tuple(2 * st or 1 if i == d else st for i, st in enumerate(stride))}, {}))
+    for other in _dtype_variants(dtype, s["bits"], s["kind"] in GRAD_KINDS):
+        out.append(("dtype", {"dtype": getattr(torch, other)}, {}))
     # The conj bit exists for complex dtypes only: a row of another dtype checks it on
     # complex64 sources, so that the bit meets every other property of the row too.
-    on_complex = "" if dtype.is_complex else "dtype=torch.complex64"
-    out.append(("conj bit", f"bits={_toggled(s['bits'], 'conj')!r}", on_complex))
+    out.append(("conj bit", {"bits": _toggled(s["bits"], "conj")},
+                {} if dtype.is_complex else {"dtype": torch.complex64}))
     # Likewise the neg bit, on int8 (one byte, as bool and float8) where torch cannot negate.
-    negatable = "" if str(dtype).removeprefix("torch.") in NEGATABLE else "dtype=torch.int8"
-    out.append(("neg bit", f"bits={_toggled(s['bits'], 'neg')!r}", negatable))
+    out.append(("neg bit", {"bits": _toggled(s["bits"], "neg")},
+                {} if str(dtype).removeprefix("torch.") in NEGATABLE else {"dtype": torch.int8}))
     return out
 
 
@@ -461,8 +488,9 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list
     if versioned:
         obligations.append((Level.L0, f"a = make(SLOT, 1, S)\n{before('a', 'in place')}\nrewrite(a, 2)\n"
                                       f"look({looked('a')}, 'in place: after a write')\nkept.append(a)"))
-    for n, (field, change, *both) in enumerate(key_variants(s), start=3):
-        both = f", {both[0]}" if both and both[0] else ""
+    for n, (field, change, both) in enumerate(key_variants(s), start=3):
+        change = _arguments(change)
+        both = f", {_arguments(both)}" if both else ""
         obligations.append((Level.L0, f"a = make(SLOT, {n}, S{both})\nlook({looked('a')}, 'key: {field}: the source')\n"
                                       f"b = on(a, S, {change}{both})\n"
                                       f"look(b, 'key: {field}: another tensor on its storage that differs in "
@@ -471,7 +499,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
                                       + "\nkept.append(b)"))
-    if level >= Level.L2:
+    if level >= Level.L2 and row["kind"] not in VIEW_KINDS:  # a view's base holds its storage: never freed
         obligations.append((Level.L2, f"a = make(SLOT, 23, S)\n{before('a', 'storage swapped')}\n"
                                       "ptr = a.data_ptr()\nrebind(a, torch.empty_like(a))\nb = make(SLOT, 24, S)\n"
                                       + _if_reused("b", looked("b"), "storage swapped") + "\nkept.extend((a, b))"))
@@ -512,6 +540,10 @@ def _if_reused(name: str, lookup: str, what: str) -> str:
     """Look up only where the allocator really reused the address; else the trial is inconclusive."""
     return (f"if {name}.data_ptr() == ptr:\n    look({lookup}, '{what}: the next request at its address')\n"
             f"else:\n    inconclusive.append('{what}')")
+
+
+def _arguments(change: dict) -> str:
+    return ", ".join(f"{k}={_literal(v)}" for k, v in change.items())
 
 
 def _literal(value) -> str:
