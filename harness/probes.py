@@ -40,7 +40,7 @@ from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
           "4d": (2, 3, 2, 2), "4d odd": (3, 3, 1, 5), "5d": (1, 2, 3, 2, 2), "5d odd": (3, 1, 3, 1, 5),
-          "6d": (1, 2, 1, 3, 1, 2), "text embedding": (1, 77, 768),  # a text encoder's output
+          "6d": (1, 2, 1, 3, 1, 2), "text embedding": (2, 77, 768),  # a text encoder's output, with CFG
           "large odd": (3, 37, 37)}
 # Memory layouts, with the ranks each exists in.
 LAYOUTS = {"contiguous": range(0, 7), "transposed": range(2, 7), "every other": range(1, 7),
@@ -62,7 +62,7 @@ PROPERTIES = {
     "thread": ("main", "other"),
     "lookup": ("the source", "a new object"),
     "hits": ("1", "20"),  # lookups of a source before it changes
-    "values": ("counting", "negative", "fractions"),  # what request n's source holds
+    "values": ("counting", "negative", "fractions", "nan and inf"),  # what request n's source holds
 }
 GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of tensor that require grad
 VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
@@ -93,7 +93,8 @@ def _possible(row: dict) -> bool:
         return False
     if dtype is not None and row.get("values") == "negative" and not dtype.is_signed:
         return False  # no negative values to hold
-    if dtype is not None and row.get("values") == "fractions" and not (dtype.is_floating_point or dtype.is_complex):
+    if dtype is not None and row.get("values") in ("fractions", "nan and inf") and not (
+            dtype.is_floating_point or dtype.is_complex):
         return False
     return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
 
@@ -219,6 +220,9 @@ def values(n, s):
     if s["values"] == "counting":
         return x
     wide = x.to(torch.complex128 if x.is_complex() else torch.float64)  # float8 has no arithmetic on CPU
+    if s["values"] == "nan and inf":
+        wide[::7], wide[3::11] = math.nan, math.inf
+        return wide.to(s["dtype"])
     return (-wide if s["values"] == "negative" else wide / 256).to(s["dtype"])
 
 
