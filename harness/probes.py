@@ -478,20 +478,25 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list
     steps = [(Level.L0, "\n".join(setup))]
     hits = int(row["hits"])
 
-    def looked(x: str) -> str:
-        return x if row["lookup"] == "the source" else f"again({x}, S)"
+    def looked(x: str, situation: str = "S") -> str:
+        return x if row["lookup"] == "the source" else f"again({x}, {situation})"
 
-    def before(x: str, what: str) -> str:
-        call = f"look({looked(x)}, '{what}: before the change')"
+    def before(x: str, what: str, situation: str = "S") -> str:
+        call = f"look({looked(x, situation)}, '{what}: before the change')"
         return call if hits == 1 else f"for _ in range({hits}):\n    {call}"
 
-    versioned = row["kind"] != "inference"  # an inference tensor has no version counter to bump
+    # An inference tensor has no version counter to bump, and a view's base holds its
+    # storage, so its address never goes to another request: the obligations that need
+    # those run on a plain tensor (T) with the rest of the row.
+    versioned = "S" if row["kind"] != "inference" else "T"
+    movable = "S" if row["kind"] not in VIEW_KINDS else "T"
+    if "T" in (versioned, movable):
+        steps[0] = (Level.L0, steps[0][1] + "\nT = dict(S, kind='tensor')")
     # Each obligation makes its sources at a slot of its own and keeps them to the row's
     # end: only the freed and swapped ones hand an address on, to their own next request.
-    obligations = []
-    if versioned:
-        obligations.append((Level.L0, f"a = make(SLOT, 1, S)\n{before('a', 'in place')}\nrewrite(a, 2)\n"
-                                      f"look({looked('a')}, 'in place: after a write')\nkept.append(a)"))
+    obligations = [(Level.L0, f"a = make(SLOT, 1, {versioned})\n{before('a', 'in place', versioned)}\n"
+                              f"rewrite(a, 2)\nlook({looked('a', versioned)}, 'in place: after a write')\n"
+                              "kept.append(a)")]
     for n, (field, change, both) in enumerate(key_variants(s), start=3):
         change = _arguments(change)
         both = f", {_arguments(both)}" if both else ""
@@ -503,13 +508,14 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
                                       + "\nkept.append(b)"))
-    if level >= Level.L2 and row["kind"] not in VIEW_KINDS:  # a view's base holds its storage: never freed
-        obligations.append((Level.L2, f"a = make(SLOT, 23, S)\n{before('a', 'storage swapped')}\n"
-                                      "ptr = a.data_ptr()\nrebind(a, torch.empty_like(a))\nb = make(SLOT, 24, S)\n"
-                                      + _if_reused("b", looked("b"), "storage swapped") + "\nkept.extend((a, b))"))
-        obligations.append((Level.L2, f"a = make(SLOT, 25, S)\n{before('a', 'rebound')}\nptr = a.data_ptr()\n"
-                                      "rebind(a, torch.empty_like(a))\nrebind(a, make(SLOT, 26, S))\n"
-                                      + _if_reused("a", looked("a"), "rebound away and back") + "\nkept.append(a)"))
+    if level >= Level.L2:
+        m = movable
+        obligations.append((Level.L2, f"a = make(SLOT, 23, {m})\n{before('a', 'storage swapped', m)}\n"
+                                      f"ptr = a.data_ptr()\nrebind(a, torch.empty_like(a))\nb = make(SLOT, 24, {m})\n"
+                                      + _if_reused("b", looked("b", m), "storage swapped") + "\nkept.extend((a, b))"))
+        obligations.append((Level.L2, f"a = make(SLOT, 25, {m})\n{before('a', 'rebound', m)}\nptr = a.data_ptr()\n"
+                                      f"rebind(a, torch.empty_like(a))\nrebind(a, make(SLOT, 26, {m}))\n"
+                                      + _if_reused("a", looked("a", m), "rebound away and back") + "\nkept.append(a)"))
     if level >= Level.L3:
         obligations.append((Level.L3, f"a = make(SLOT, 27, S)\n{before('a', 'rewritten behind')}\nend()\n"
                                       f"begin()\nrewrite_behind(a, 28)\n"

@@ -27,8 +27,8 @@ GENERATED_GOAL = 0.95  # the share of them the audit must kill
 
 
 def audit_mutant(mutant: Mutant) -> str | None:
-    """What kills the mutant in an audit as a user runs it (catalogue, then the search
-    at the default budget and seed, stopping at the first failure), or None."""
+    """What kills the mutant in an audit as a user runs it (catalogue, then the probes
+    and the search at the default budget and seed, stopping at the first failure), or None."""
     cls = build(mutant)
     return first_failure(cls, Level.parse(cls.level), spec=mutant.name)
 
@@ -47,14 +47,14 @@ def audit_all(mutants: list, workers: int | None = None):
 def kill_table(out=print, workers: int | None = None) -> tuple[int, int]:
     """Audit every hand-written mutant as a user would (catalogue, then search); print
     mutant, killed or alive, and what killed it."""
-    out(f"{'mutant':30} {'where':9} result")
+    out(f"{'mutant':30} {'wrong in':9} result")
     killed = 0
     for m, failure in zip(MUTANTS, audit_all(MUTANTS, workers)):
         killed += failure is not None
-        where = "search" if m.search_only else "catalogue"
+        where = "beyond" if m.search_only else "catalogue"
         out(f"{m.name:30} {where:9} {'killed by ' + failure if failure else 'ALIVE: ' + m.breaks}"[:150])
-    out(f"killed {killed}/{len(MUTANTS)} ({sum(m.search_only for m in MUTANTS)} of them wrong only where "
-        f"the catalogue never goes)")
+    out(f"killed {killed}/{len(MUTANTS)} ({sum(m.search_only for m in MUTANTS)} of them wrong only beyond "
+        f"what the catalogue makes)")
     return killed, len(MUTANTS)
 
 
