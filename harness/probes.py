@@ -154,13 +154,7 @@ def memory_at(slot, s):
         if origin == "shared_memory":
             memory = torch.empty(s["room"], dtype=torch.uint8).share_memory_()
         else:
-            arena = arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8))
-            if origin == "from_numpy":
-                memory = torch.from_numpy(arena.numpy())
-            elif origin == "frombuffer":
-                memory = torch.frombuffer(arena.numpy(), dtype=torch.uint8)
-            else:
-                memory = dlpack.from_dlpack(dlpack.to_dlpack(arena))
+            memory = rewrapped(arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8)), origin)
     in_use[slot] = StorageWeakRef(memory.untyped_storage())
     return memory
 
@@ -182,21 +176,6 @@ def on(x, s, **change):
 def again(t, s):
     """A new object for t: its storage, layout, bits and version counter, dressed as s's kind."""
     return dress(t.detach(), s["kind"])
-
-
-def dress(t, kind):
-    if kind in ("view", "grad view"):
-        with torch.inference_mode(False), torch.enable_grad():  # a view with a grad_fn, for "grad view"
-            return (t.requires_grad_() if kind == "grad view" else t).view(t.shape)
-    if kind == "requires_grad":
-        return t.requires_grad_()
-    if kind.endswith("parameter"):
-        return torch.nn.Parameter(t, requires_grad=kind == "trainable_parameter")
-    if kind == "buffer":
-        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
-        holder.register_buffer("buffer", t)
-        return holder.buffer
-    return torch.Tensor._make_subclass(UserTensor, t) if kind == "user_subclass" else t
 
 
 def make(slot, n, s, **change):

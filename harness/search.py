@@ -137,6 +137,35 @@ class UserTensor(torch.Tensor):
     """A user's subclass, without __torch_dispatch__."""
 
 
+def rewrapped(memory, origin):
+    """memory's bytes on a new storage object, made as ``origin`` makes one: NumPy
+    (``from_numpy``), a Python buffer (``frombuffer``), else DLPack, as torch's
+    allocator hands a freed address to a new tensor."""
+    if origin == "from_numpy":
+        return torch.from_numpy(memory.numpy())
+    if origin == "frombuffer":
+        return torch.frombuffer(memory.numpy(), dtype=torch.uint8)
+    return dlpack.from_dlpack(dlpack.to_dlpack(memory))
+
+
+def dress(t, kind):
+    """t as a pipeline may hand it over: a tensor, a leaf requiring grad, a Parameter, a
+    module's buffer, a user's subclass, a view (with a grad_fn, for "grad view")."""
+    if kind in ("view", "grad view"):
+        with torch.inference_mode(False), torch.enable_grad():
+            return (t.requires_grad_() if kind == "grad view" else t).view(t.shape)
+    if kind == "requires_grad":
+        return t.requires_grad_()
+    if kind.endswith("parameter"):
+        return torch.nn.Parameter(t, requires_grad=kind == "trainable_parameter")
+    if kind == "buffer":
+        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
+        holder.register_buffer("buffer", t)
+        return holder.buffer
+    # as_subclass() would make a view, whose _base keeps the memory alive after a rebind
+    return torch.Tensor._make_subclass(UserTensor, t) if kind == "user_subclass" else t
+
+
 def content(n, dtype, shape=(4, 8)):
     """Distinct, small, exact values for request n."""
     x = (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
@@ -215,13 +244,7 @@ def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator",
     if in_use[slot] is not None and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
     arena = shared_arenas[slot] if origin == "shared_memory" else arenas[slot]
-    memory = arena[:max(math.prod(shape), 1) * dtype.itemsize]
-    if origin == "from_numpy":
-        memory = torch.from_numpy(memory.numpy())
-    elif origin == "frombuffer":
-        memory = torch.frombuffer(memory.numpy(), dtype=torch.uint8)
-    else:
-        memory = dlpack.from_dlpack(dlpack.to_dlpack(memory))
+    memory = rewrapped(arena[:max(math.prod(shape), 1) * dtype.itemsize], origin)
     if layout == "contiguous":
         strides = torch.empty(shape, device="meta").stride()
     elif layout == "transposed":
@@ -232,14 +255,7 @@ def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator",
     with torch.no_grad():
         made.copy_(content(n, dtype, shape))
     in_use[slot] = StorageWeakRef(made.untyped_storage())
-    if kind.endswith("parameter"):
-        return torch.nn.Parameter(made, requires_grad=kind == "trainable_parameter")
-    if kind == "buffer":
-        holder = torch.nn.Module()  # a module's buffer; the module goes, the buffer lives on as the source
-        holder.register_buffer("buffer", made)
-        return holder.buffer
-    # as_subclass() would make a view, whose _base keeps the memory alive after a rebind
-    return torch.Tensor._make_subclass(UserTensor, made) if kind == "user_subclass" else made
+    return dress(made, kind)
 
 
 def refreshes(t, where):
