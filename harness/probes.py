@@ -132,7 +132,7 @@ arenas = {{}}  # slot -> the fixed address its sources are made at: one slot per
 in_use = {{}}  # slot -> a weak reference to the storage last made there
 kept, fillers, inconclusive = [], [], []  # sources kept to the row's end; other entries of this row; unproven
 # Other entries, made once: (tensor, its value). A row's cache is new, so rows share them.
-pool = [(f, project(f)) for f in (content(n, torch.float32) for n in range({pool}))]
+pool = [(f, project(f)) for f in (content(n, torch.{pool_dtype}) for n in range({pool}))]
 caches = [None]  # each row's cache, made anew
 
 
@@ -288,10 +288,11 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
     arena = max(source_of(row)["room"] for row in situations())  # room for the widest variant of any row
-    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 2)
+    pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
+    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 2, pool_dtype=pool_dtype)
     exec(setup, namespace)
-    rows = [(number, row) for number, row in enumerate(situations())
-            if row["dtype"] in allowed and (only is None or only(row))]
+    rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
+            if row is not None and (only is None or only(row))]
     report = ProbeReport(0, len(rows), 0, 0.0)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
@@ -300,7 +301,7 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
             if deadline is not None and time.monotonic() >= deadline:
                 break
             report.rows += 1
-            report.failure = _run_row(number, row, namespace, header + setup, name, level, contract)
+            report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
             if report.failure:
                 break
     finally:
@@ -310,10 +311,21 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     return report
 
 
+def _in_allowed(allowed: tuple):
+    """A row as a cache that takes only the ``allowed`` dtypes sees it: another dtype in
+    the row's place where it has one of the others (the first that fits the rest of
+    the row), so that every other pair still meets; None where none fits."""
+    def fitted(row: dict) -> dict | None:
+        if row["dtype"] in allowed:
+            return row
+        return next((dict(row, dtype=d) for d in allowed if _possible(dict(row, dtype=d))), None)
+    return fitted
+
+
 def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, level: Level,
-             contract: str) -> SearchFailure | None:
+             contract: str, allowed: tuple) -> SearchFailure | None:
     """One row, step by step; its first failure as a runnable snippet (its steps so far)."""
-    steps = row_steps(row, name, level, contract)
+    steps = row_steps(row, name, level, contract, allowed)
     for done, (_, code) in enumerate(steps):
         try:
             exec(code, namespace)
@@ -382,10 +394,15 @@ def _strides(shape: tuple, layout: str) -> tuple:
     return contiguous
 
 
-def key_variants(s: dict) -> list[tuple[str, dict, dict]]:
+def key_variants(s: dict, allowed: tuple = ALL_DTYPES) -> list[tuple[str, dict, dict]]:
     """Other tensors on the source's storage that differ from it in one key field
     alone, keeping every property of the row they can: (field, what the other tensor
-    changes, what both change from the row)."""
+    changes, what both change from the row); of the ``allowed`` dtypes only."""
+    return [(field, change, both) for field, change, both in _key_variants(s)
+            if all(str(d.get("dtype", s["dtype"])).removeprefix("torch.") in allowed for d in (change, both))]
+
+
+def _key_variants(s: dict) -> list[tuple[str, dict, dict]]:
     shape, stride, dtype = s["shape"], s["stride"], s["dtype"]
     out = [("address", {"offset": s["offset"] + 1}, {})]
     if shape:
@@ -437,7 +454,8 @@ def _dtype_variants(dtype: torch.dtype, bits: str, grad: bool) -> list[str]:
     return [str(d).removeprefix("torch.") for d in picks]
 
 
-def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list[tuple[Level, str]]:
+def row_steps(row: dict, factory_name: str, level: Level, contract: str,
+              allowed: tuple = ALL_DTYPES) -> list[tuple[Level, str]]:
     """The row's steps as (level, code): the cache and its history, then each obligation
     of ``level`` and below, in the row's grad mode and thread, lowest level first."""
     s = source_of(row)
@@ -476,7 +494,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str) -> list
     obligations = [(Level.L0, f"a = make(SLOT, 1, {versioned})\n{before('a', 'in place', versioned)}\n"
                               f"rewrite(a, 2)\nlook({looked('a', versioned)}, 'in place: after a write')\n"
                               "kept.append(a)")]
-    for n, (field, change, both) in enumerate(key_variants(s), start=3):
+    for n, (field, change, both) in enumerate(key_variants(s, allowed), start=3):
         change = _arguments(change)
         both = f", {_arguments(both)}" if both else ""
         obligations.append((Level.L0, f"a = make(SLOT, {n}, S{both})\nlook({looked('a')}, 'key: {field}: the source')\n"
