@@ -40,12 +40,12 @@ from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
           "4d": (2, 3, 2, 2), "4d odd": (3, 3, 1, 5), "5d": (1, 2, 3, 2, 2), "5d odd": (3, 1, 3, 1, 5),
-          "6d": (1, 2, 1, 3, 1, 2), "text embedding": (2, 77, 768),  # a text encoder's output, with CFG
+          "6d": (1, 2, 1, 3, 1, 2), "square": (5, 5), "text embedding": (2, 77, 768),  # a text encoder's, with CFG
           "large odd": (3, 37, 37)}
 # Memory layouts, with the ranks each exists in.
 LAYOUTS = {"contiguous": range(0, 7), "transposed": range(2, 7), "every other": range(1, 7),
            "expanded": range(1, 7), "channels_last": (4,), "channels_last_3d": (5,)}
-OFFSET = 16  # elements into its storage, for sources not at its start (a multiple of every item size)
+OFFSETS = ("0", "16", "17")  # elements into its storage: 16 is a multiple of every item size, 17 is odd
 HISTORIES = {"new": 0, "60 held": 60, "full": None, "110 calls": 0}  # entries held first (None: max_size)
 MAX_SIZES = (1, 2, 3, 17, 64, 128, 1024, 4096)
 PROPERTIES = {
@@ -58,11 +58,15 @@ PROPERTIES = {
     "origin": ORIGINS,
     "bits": ("none", "conj", "neg", "conj neg"),
     "grad": tuple(GRAD_MODES),
-    "offset": ("0", str(OFFSET)),
+    "offset": OFFSETS,
     "thread": ("main", "other"),
     "lookup": ("the source", "a new object"),
     "hits": ("1", "20"),  # lookups of a source before it changes
-    "values": ("counting", "negative", "fractions", "nan and inf"),  # what request n's source holds
+    "values": ("counting", "negative", "fractions", "nan and inf", "large"),  # what request n's source holds
+    "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
+    # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
+    "torch state": ("defaults", "default dtype float64", "default dtype bfloat16", "deterministic algorithms",
+                    "autocast"),
 }
 GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of tensor that require grad
 VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
@@ -93,6 +97,8 @@ def _possible(row: dict) -> bool:
         return False
     if dtype is not None and row.get("values") == "negative" and not dtype.is_signed:
         return False  # no negative values to hold
+    if dtype is not None and row.get("values") == "large" and (dtype.itemsize == 1 or dtype is torch.bool):
+        return False  # no room above 1,000
     if dtype is not None and row.get("values") in ("fractions", "nan and inf") and not (
             dtype.is_floating_point or dtype.is_complex):
         return False
@@ -144,17 +150,17 @@ def end():
     getattr(cache, "end_request", lambda: None)()
 
 
-def memory_at(slot, s):
-    """A new storage object at the slot's fixed address, as the allocator hands out a freed
-    one (shared memory: a new segment, which the system maps where the last one was)."""
+def memory_at(slot, s, nbytes):
+    """A new storage object of ``nbytes`` at the slot's fixed address, as the allocator hands
+    out a freed one (shared memory: a new segment, which the system maps where the last was)."""
     origin, inference = s["origin"], s["kind"] == "inference"
     if slot in in_use and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
     with torch.inference_mode(inference):
         if origin == "shared_memory":
-            memory = torch.empty(s["room"], dtype=torch.uint8).share_memory_()
+            memory = torch.empty(nbytes, dtype=torch.uint8).share_memory_()
         else:
-            memory = rewrapped(arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8)), origin)
+            memory = rewrapped(arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8))[:nbytes], origin)
     in_use[slot] = StorageWeakRef(memory.untyped_storage())
     return memory
 
@@ -179,12 +185,15 @@ def again(t, s):
 
 
 def make(slot, n, s, **change):
-    """Request n's source of situation s at the slot's fixed address, on a storage of its own."""
-    memory = memory_at(slot, s)
-    with torch.inference_mode(s["kind"] == "inference"), torch.no_grad():
-        flat = torch.empty(0, dtype=s["dtype"]).set_(memory.untyped_storage(), 0, (s["fill"],), (1,))
-        flat.copy_(values(n, s))  # through its own alias: s starts at version 0
-    return on(memory, s, **change)
+    """Request n's source of situation s (with ``change``) at the slot's fixed address, on a
+    storage of its own: just what it spans ("its own"), or a buffer its variants fit in."""
+    g = {{**s, **change}}
+    count = g["own"] if g["storage"] == "its own" else g["fill"]
+    memory = memory_at(slot, g, count * g["dtype"].itemsize if g["storage"] == "its own" else g["room"])
+    with torch.inference_mode(g["kind"] == "inference"), torch.no_grad():
+        flat = torch.empty(0, dtype=g["dtype"]).set_(memory.untyped_storage(), 0, (count,), (1,))
+        flat.copy_(values(n, g, count))  # through its own alias: the source starts at version 0
+    return on(memory, g)
 
 
 def rebind(t, new):
@@ -193,16 +202,26 @@ def rebind(t, new):
         t.data = new
 
 
-def values(n, s):
-    """Request n's values, for every element s and its variants reach."""
-    x = content(n, s["dtype"], (s["fill"],))
+def values(n, s, count):
+    """Request n's ``count`` values, of s's kind of values."""
+    x = content(n, s["dtype"], (count,))
     if s["values"] == "counting":
         return x
     wide = x.to(torch.complex128 if x.is_complex() else torch.float64)  # float8 has no arithmetic on CPU
     if s["values"] == "nan and inf":
         wide[::7], wide[3::11] = math.nan, math.inf
-        return wide.to(s["dtype"])
-    return (-wide if s["values"] == "negative" else wide / 256).to(s["dtype"])
+    elif s["values"] == "large":  # token ids, or magnitudes far from 1
+        wide = wide + 1000 if not (s["dtype"].is_floating_point or s["dtype"].is_complex) else wide * 100 + 1000
+    else:
+        wide = -wide if s["values"] == "negative" else wide / 256
+    return wide.to(s["dtype"])
+
+
+def torch_state(state):
+    """The row's process-wide torch settings: the defaults, then the one ``state`` names."""
+    torch.set_default_dtype({{"default dtype float64": torch.float64,
+                             "default dtype bfloat16": torch.bfloat16}}.get(state, torch.float32))
+    torch.use_deterministic_algorithms(state == "deterministic algorithms")
 
 
 def span(t):
@@ -296,6 +315,7 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     report = ProbeReport(0, len(rows), 0, 0.0)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
+    state = torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled()  # rows change them
     try:
         for number, row in rows:
             if deadline is not None and time.monotonic() >= deadline:
@@ -306,6 +326,8 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
                 break
     finally:
         torch.set_num_threads(threads)
+        torch.set_default_dtype(state[0])
+        torch.use_deterministic_algorithms(state[1])
     report.inconclusive = len(namespace["inconclusive"])
     report.seconds = time.monotonic() - started
     return report
@@ -369,9 +391,10 @@ def source_of(row: dict) -> dict:
     shape = SHAPES[row["shape"]]
     s = {"dtype": getattr(torch, row["dtype"]), "shape": shape, "stride": _strides(shape, row["layout"]),
          "offset": int(row["offset"]), "origin": row["origin"], "kind": row["kind"], "bits": row["bits"],
-         "values": row["values"]}
+         "values": row["values"], "storage": row["storage"]}
     reach = [_end({**s, **change}) for _, change, _ in key_variants(s)]
-    s["fill"] = max([_end(s), *reach])
+    s["own"] = _end(s)
+    s["fill"] = max([s["own"], *reach])
     s["room"] = s["fill"] * 16
     return s
 
@@ -397,9 +420,21 @@ def _strides(shape: tuple, layout: str) -> tuple:
 def key_variants(s: dict, allowed: tuple = ALL_DTYPES) -> list[tuple[str, dict, dict]]:
     """Other tensors on the source's storage that differ from it in one key field
     alone, keeping every property of the row they can: (field, what the other tensor
-    changes, what both change from the row); of the ``allowed`` dtypes only."""
-    return [(field, change, both) for field, change, both in _key_variants(s)
-            if all(str(d.get("dtype", s["dtype"])).removeprefix("torch.") in allowed for d in (change, both))]
+    changes, what both change from the row); of the ``allowed`` dtypes only. Where the
+    pair does not fit in a storage that is just the source's, both use a larger buffer."""
+    out = []
+    for field, change, both in _key_variants(s):
+        if any(str(d.get("dtype", s["dtype"])).removeprefix("torch.") not in allowed for d in (change, both)):
+            continue
+        a = {**s, **both}
+        if s.get("storage") == "its own" and not (a["dtype"] is s["dtype"] and _bytes({**a, **change}) <= _bytes(s)):
+            both = {**both, "storage": "a larger buffer"}
+        out.append((field, change, both))
+    return out
+
+
+def _bytes(g: dict) -> int:
+    return _end(g) * g["dtype"].itemsize
 
 
 def _key_variants(s: dict) -> list[tuple[str, dict, dict]]:
@@ -416,8 +451,10 @@ def _key_variants(s: dict) -> list[tuple[str, dict, dict]]:
         d = next((i for i, size in enumerate(shape) if size > 1 and stride[i]),
                  next((i for i, size in enumerate(shape) if size > 1), 0))
         out.append(("stride", {"stride": tuple(2 * st or 1 if i == d else st for i, st in enumerate(stride))}, {}))
-    for other in _dtype_variants(dtype, s["bits"], s["kind"] in GRAD_KINDS):
-        out.append(("dtype", {"dtype": getattr(torch, other)}, {}))
+    for other in map(lambda name: getattr(torch, name), _dtype_variants(dtype, s["bits"], s["kind"] in GRAD_KINDS)):
+        # at the same byte address: the offset counted in the other dtype's items
+        if s["offset"] * dtype.itemsize % other.itemsize == 0:
+            out.append(("dtype", {"dtype": other, "offset": s["offset"] * dtype.itemsize // other.itemsize}, {}))
     # The conj bit exists for complex dtypes only: a row of another dtype checks it on
     # complex64 sources, so that the bit meets every other property of the row too.
     out.append(("conj bit", {"bits": _toggled(s["bits"], "conj")},
@@ -467,6 +504,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
              f"cache = caches[0] = {factory_name}(max_size=max_size)",
              f"bounded = {contract != 'none'}",
              "fillers.clear(); kept.clear()",
+             f"torch_state({row['torch state']!r})",
              f"S = dict({literal})"]
     if held:
         setup.append(f"fill({held}, 'the history')")
@@ -538,6 +576,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
             body = f"begin()\n{body}\nend()"
         if mode:
             body = f"with {mode}:\n{_indent(body)}"
+        if row["torch state"] == "autocast":  # per thread, as grad modes are: set in the step
+            body = f"with torch.autocast('cpu', dtype=torch.bfloat16):\n{_indent(body)}"
         steps.append((step_level, f"def step():\n{_indent(body)}\n\n\n"
                                   + ("in_thread(step)" if row["thread"] == "other" else "step()")))
     return steps
