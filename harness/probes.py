@@ -66,7 +66,7 @@ PROPERTIES = {
     "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
     # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
     "torch state": ("defaults", "default dtype float64", "default dtype bfloat16", "deterministic algorithms",
-                    "autocast"),
+                    "autocast", "intra-op threads"),
 }
 GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of tensor that require grad
 VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
@@ -222,6 +222,8 @@ def torch_state(state):
     torch.set_default_dtype({{"default dtype float64": torch.float64,
                              "default dtype bfloat16": torch.bfloat16}}.get(state, torch.float32))
     torch.use_deterministic_algorithms(state == "deterministic algorithms")
+    # one thread is faster for small tensors; a pipeline runs with several
+    torch.set_num_threads({threads} if state == "intra-op threads" else 1)
 
 
 def span(t):
@@ -308,14 +310,14 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     header, name, namespace = bind_factory(spec, factory, timeout)
     arena = max(source_of(row)["room"] for row in situations())  # room for the widest variant of any row
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
-    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 2, pool_dtype=pool_dtype)
+    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 2, pool_dtype=pool_dtype,
+                           threads=max(2, torch.get_num_threads()))
     exec(setup, namespace)
     rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
             if row is not None and (only is None or only(row))]
     report = ProbeReport(0, len(rows), 0, 0.0)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
-    state = torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled()  # rows change them
+    # process-wide settings the rows change (torch_state), restored after them
+    threads, state = torch.get_num_threads(), (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled())
     try:
         for number, row in rows:
             if deadline is not None and time.monotonic() >= deadline:
