@@ -565,12 +565,13 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       "(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
                                       "where='clear()')"))
     if contract == "lru" and max_size >= 2:  # in the cache just cleared, filled to its bound again
-        # Put through the source itself; looked up the row's way, if the cache hits that way at
-        # all (a cache keyed by the object never hits through a new one: no recency to judge).
+        # Put through the source itself, hit once the row's way: a cache keyed by the object
+        # never hits through a new one, and then there is no recency to judge.
+        through_new = row["lookup"] != "the source"
         obligations.append((Level.L0, f"a = make(SLOT, 20, S)\nlook(a, 'recency: the source')\nkept.append(a)\n"
-                                      f"if hits({looked('a')}, 'recency: right after the put'):\n"
-                                      f"    fill({max_size - 1}, 'recency')\n"
-                                      f"    fresh = hits({looked('a')}, 'recency: after {max_size - 1} others')\n"
+                                      f"fill({max_size - 1}, 'recency')\n"
+                                      f"fresh = hits({looked('a')}, 'recency: after {max_size - 1} others')\n"
+                                      f"if fresh or not {through_new}:\n"
                                       f"    fill(1, 'recency')\n"
                                       f"    kept_it = hits({looked('a')}, 'recency: after one more')\n"
                                       "    hygiene((fresh, 'a fresh entry missed'), "
