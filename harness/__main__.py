@@ -5,21 +5,25 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
-from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
-from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
-                         OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
-                         run_command, say, seconds_argument, seed_argument)
-from harness.run import REPORTS
-from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
-from repro.scenarios import CONTRACTS
-from harness.scan import add_arguments as add_scan_arguments
+from harness.interrupt import interrupted_is_one_line
 
 
 def _program_name() -> str:
     """How the user called us: the console command, or ``python -m harness``."""
     called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     return "address-reuse" if called == "address-reuse" else "python -m harness"
+
+
+with interrupted_is_one_line(_program_name()):  # importing torch takes seconds: Ctrl-C there is one line too
+    from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
+    from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
+    from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
+                             OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
+                             run_command, say, seconds_argument, seed_argument)
+    from harness.run import REPORTS
+    from harness.scan import add_arguments as add_scan_arguments
+    from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
+    from repro.scenarios import CONTRACTS
 
 
 def build_parser() -> OneLineParser:
@@ -152,8 +156,11 @@ def report(parser, args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    return run_command(parser.prog, lambda: _run(parser, parser.parse_args(argv)))
+    def command() -> int:
+        parser = build_parser()  # inside: it imports the differential check and the hunt
+        return _run(parser, parser.parse_args(argv))
+
+    return run_command(_program_name(), command)
 
 
 def _run(parser, args) -> int:
