@@ -141,11 +141,14 @@ def serve_requests(job: dict, requests: list) -> dict:
     return (serve_call if job.get("call") else serve_model)(job, requests)
 
 
-def _warm_up() -> None:
+def _warm_up(job: dict) -> None:
     """Load what every child would otherwise load again on first use (lazy imports of
-    the dispatch mode and of torch.save), touching no state of the pipeline."""
-    with NewAllocations():
-        torch.zeros(2) + 1
+    torch.save and, for a function, of the dispatch mode that records its memory: it
+    imports torch._dynamo, seconds under the never-reuse allocator, which a model never
+    uses), touching no state of the pipeline."""
+    if job.get("call"):
+        with NewAllocations():
+            torch.zeros(2) + 1
     torch.save({"x": torch.zeros(1)}, io.BytesIO())
 
 
@@ -154,7 +157,7 @@ def serve_each_alone(job: dict, folder: Path) -> dict:
     built and called nothing)."""
     if job.get("call"):
         resolve_call(job["call"], job.get("call_kwargs"))  # imports only: the module's state starts empty
-    _warm_up()
+    _warm_up(job)
     served, model = [], None
     for i, request in enumerate(job["requests"]):
         out = folder / f"alone-{i}.pt"
