@@ -400,8 +400,13 @@ def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     import signal
     from harness.results import uninterrupted
     finished = False
-    with pytest.raises(KeyboardInterrupt):
-        with uninterrupted():
-            os.kill(os.getpid(), signal.SIGINT)
-            finished = True
+    # Python's own handler, whatever this process inherited: started in the background, SIGINT is ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with uninterrupted():
+                os.kill(os.getpid(), signal.SIGINT)
+                finished = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert finished
