@@ -123,8 +123,8 @@ def test_refusing_unsupported_tensors_is_safe_and_reaches_l2(capsys, monkeypatch
         assert f"{kind:35} refused (get() raised RuntimeError: nested and sparse" in robustness
 
 
-@pytest.mark.core_model
 def test_an_exception_on_a_plain_tensor_stays_broken(capsys, monkeypatch, tmp_path):
+    """Found by the search, not the catalogue: seconds, so not core_model."""
     (tmp_path / "refusing.py").write_text(REFUSING_CACHE)
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, err = _audit(capsys, "refusing:CrashesOnOddSizes", "--require", "L0", "--budget", "20")
