@@ -5,22 +5,26 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
-from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
-from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
-                         OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
-                         run_command, say, seconds_argument, seed_argument)
-from harness.run import REPORTS
-from harness.selfcheck import GENERATED
-from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
-from repro.scenarios import CONTRACTS
-from harness.scan import add_arguments as add_scan_arguments
+from harness.interrupt import interrupted_is_one_line
 
 
 def _program_name() -> str:
     """How the user called us: the console command, or ``python -m harness``."""
     called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     return "address-reuse" if called == "address-reuse" else "python -m harness"
+
+
+with interrupted_is_one_line(_program_name()):  # importing torch takes seconds: Ctrl-C there is one line too
+    from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
+    from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
+    from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
+                             OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
+                             run_command, say, seconds_argument, seed_argument)
+    from harness.run import REPORTS
+    from harness.scan import add_arguments as add_scan_arguments
+    from harness.selfcheck import GENERATED
+    from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
+    from repro.scenarios import CONTRACTS
 
 
 def build_parser() -> OneLineParser:
@@ -30,9 +34,10 @@ def build_parser() -> OneLineParser:
     sub = parser.add_subparsers(dest="command", required=True)
     specs = f"a registered design ({', '.join(DESIGNS)}) or package.module:attr"
 
-    a = sub.add_parser("audit", help="audit one cache: the scenario catalogue, then a generative search",
+    a = sub.add_parser("audit", help="audit one cache: the scenario catalogue, then probes and a generative search",
                        description="Run every scenario of the catalogue against SPEC as a serving "
-                                   "pipeline runs it, then search for cases the catalogue does not list "
+                                   "pipeline runs it, then every obligation in situations that meet every pair "
+                                   "of property values, then search for cases the catalogue does not list "
                                    "(sizes, dtypes, layouts, grad modes, every way a live source changes); "
                                    "print the safety level reached and the contract kept. Exit 0 when the "
                                    "level meets --require and the contract holds, 1 when not, 2 for bad usage.")
@@ -154,8 +159,11 @@ def report(parser, args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    return run_command(parser.prog, lambda: _run(parser, parser.parse_args(argv)))
+    def command() -> int:
+        parser = build_parser()  # inside: it imports the differential check and the hunt
+        return _run(parser, parser.parse_args(argv))
+
+    return run_command(_program_name(), command)
 
 
 def _run(parser, args) -> int:

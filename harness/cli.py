@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from cache_impl import CacheSpecError, Level, resolve
+from harness.interrupt import EXIT_INTERRUPTED
 from harness.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
 from repro.models import MODELS, ModelSpecError, check_model_spec
@@ -32,7 +33,7 @@ EXIT_CONTAMINATED = 1  # compare: the after cache contaminated a request
 EXIT_USAGE = 2  # bad input, one line, nothing written
 EXIT_NOTHING_CONCLUSIVE = 3  # compare: no request of the after cache was conclusive
 EXIT_FAILED = 4  # the run or its report failed midway: no report written, reports/latest unchanged
-EXIT_INTERRUPTED = 130  # Ctrl-C: one line, nothing half-written, reports/latest* unchanged (128 + SIGINT)
+# EXIT_INTERRUPTED (130): Ctrl-C, one line, nothing half-written (harness.interrupt, which answers it during imports)
 
 # ``python -m repro`` without --model: the toy in every scenario, the real Helios
 # transformer in the scenarios of the seed's bug and of what its fix leaves open.

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import sys
 
-from cache_impl import DESIGNS
+from harness.interrupt import interrupted_is_one_line
+
+PROG = "python -m repro"
+
+with interrupted_is_one_line(PROG):  # importing torch takes seconds: Ctrl-C there is one line too
+    from cache_impl import DESIGNS
+    from harness.cli import (DEFAULT_MODELS, STRATEGIES, OneLineParser, add_run_options, execute, models_to_run,
+                             prepare_run, run_command)
 
 
 def build_parser():
-    from harness.cli import OneLineParser, add_run_options
-
     parser = OneLineParser(
-        prog="python -m repro",
+        prog=PROG,
         description="Serve back-to-back fake requests through a video model (by default the toy Helios "
                     "in every scenario, and the real Helios transformer, tiny, in the forced, natural and "
                     "storage-swap scenarios) with each cache design, make the allocator recycle addresses, "
@@ -33,8 +38,6 @@ def build_parser():
 
 
 def main(argv=None) -> int:
-    from harness.cli import DEFAULT_MODELS, STRATEGIES, execute, models_to_run, prepare_run, run_command
-
     parser = build_parser()
 
     def run() -> int:
@@ -44,7 +47,7 @@ def main(argv=None) -> int:
         execute(plan, out, update_latest, "Address-reuse report", parser.prog)
         return 0
 
-    return run_command(parser.prog, run)
+    return run_command(PROG, run)
 
 
 if __name__ == "__main__":

@@ -79,7 +79,15 @@ def serve_model(job: dict, requests: list) -> dict:
 
 class NewAllocations(TorchDispatchMode):
     """The memory each tensor operation allocates: an output whose storage is none of
-    its inputs' (views and in-place results are not new memory)."""
+    its inputs' (views and in-place results are not new memory). Made by
+    :func:`new_allocations`, which picks this class or :class:`NewAllocationsUnderCompile`."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch wraps a mode's __torch_dispatch__ so that torch.compile never compiles it;
+        # the wrapper imports torch._dynamo at the first operation: 1 s, 3 s under the
+        # never-reuse allocator, in every child. Only a pipeline that compiles needs it.
+        return False
 
     def __init__(self):
         super().__init__()
@@ -94,6 +102,24 @@ class NewAllocations(TorchDispatchMode):
                 if address and address not in inputs:
                     self.addresses.add(address)
         return out
+
+
+class NewAllocationsUnderCompile(NewAllocations):
+    """The same, with torch's wrapper: torch.compile never compiles the recording."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return True
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # defined here, so that torch wraps it
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+def new_allocations() -> NewAllocations:
+    """A recorder for the next call of the pipeline: the wrapped one once torch._dynamo
+    is loaded (a pipeline that compiles loads it at import, or in its first call, where
+    torch.compile may then compile the recording too: it records the same, only slower)."""
+    return NewAllocationsUnderCompile() if "torch._dynamo" in sys.modules else NewAllocations()
 
 
 def _storage(t: torch.Tensor) -> int:
@@ -113,7 +139,7 @@ def serve_call(job: dict, requests: list, tracer=None, traced=()) -> dict:
     served, traces = [], {}
     for position, request in enumerate(requests):
         seed, index, prompt, rseed = request
-        log = NewAllocations()
+        log = new_allocations()
         if position in traced:  # the recorder alone: its line tracer would name the log's frames
             value, traces[position] = tracer(fn, prompt, rseed)
         else:
@@ -141,11 +167,14 @@ def serve_requests(job: dict, requests: list) -> dict:
     return (serve_call if job.get("call") else serve_model)(job, requests)
 
 
-def _warm_up() -> None:
+def _warm_up(job: dict) -> None:
     """Load what every child would otherwise load again on first use (lazy imports of
-    the dispatch mode and of torch.save), touching no state of the pipeline."""
-    with NewAllocations():
-        torch.zeros(2) + 1
+    torch.save and, for a function, of the dispatch mode that records its memory: it
+    imports torch._dynamo, seconds under the never-reuse allocator, which a model never
+    uses), touching no state of the pipeline."""
+    if job.get("call"):
+        with new_allocations():
+            torch.zeros(2) + 1
     torch.save({"x": torch.zeros(1)}, io.BytesIO())
 
 
@@ -154,7 +183,7 @@ def serve_each_alone(job: dict, folder: Path) -> dict:
     built and called nothing)."""
     if job.get("call"):
         resolve_call(job["call"], job.get("call_kwargs"))  # imports only: the module's state starts empty
-    _warm_up()
+    _warm_up(job)
     served, model = [], None
     for i, request in enumerate(job["requests"]):
         out = folder / f"alone-{i}.pt"

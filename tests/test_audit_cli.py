@@ -60,18 +60,19 @@ class DtypeBlindCache(PreFixFingerprintLRU):
 '''
 
 
-def test_audit_search_finds_what_the_catalogue_misses(tmp_path):
-    """A user's cache that passes every L0 scenario of the catalogue: the search
-    finds its dtype confusion, names the level and prints a snippet that reproduces it."""
+def test_audit_search_finds_what_the_catalogue_misses(capsys, monkeypatch, tmp_path):
+    """A user's cache that passes every L0 scenario of the catalogue: the probes (or the
+    search) find its dtype confusion, names the level and prints a snippet that reproduces it,
+    run here in a fresh Python (the audit itself runs in this process)."""
     (tmp_path / "blind.py").write_text(DTYPE_BLIND_CACHE)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
-    done = subprocess.run([sys.executable, "-m", "harness", "audit", "blind:DtypeBlindCache", "--require", "L0",
-                           "--budget", "60"], capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "catalogue: level L0" in done.stdout
-    assert re.search("(probes|search) FAILED at L0", done.stdout) and "level reached: none" in done.stdout
-    snippet = done.stdout.split("reproduce with:\n\n")[1].split("\nlevel reached")[0]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _audit(capsys, "blind:DtypeBlindCache", "--require", "L0", "--budget", "60")
+    assert code == 1, out[-3000:] + err[-2000:]
+    assert "catalogue: level L0" in out
+    assert re.search("(probes|search) FAILED at L0", out) and "level reached: none" in out
+    snippet = out.split("reproduce with:\n\n")[1].split("\nlevel reached")[0]
     assert "from blind import DtypeBlindCache" in snippet
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
     rerun = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120, env=env)
     assert rerun.returncode == 1 and "AssertionError: false hit" in rerun.stderr, rerun.stderr[-2000:]
 
@@ -123,8 +124,8 @@ def test_refusing_unsupported_tensors_is_safe_and_reaches_l2(capsys, monkeypatch
         assert f"{kind:35} refused (get() raised RuntimeError: nested and sparse" in robustness
 
 
-@pytest.mark.core_model
 def test_an_exception_on_a_plain_tensor_stays_broken(capsys, monkeypatch, tmp_path):
+    """Found after the catalogue (by the probes or the search): seconds, so not core_model."""
     (tmp_path / "refusing.py").write_text(REFUSING_CACHE)
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, err = _audit(capsys, "refusing:CrashesOnOddSizes", "--require", "L0", "--budget", "20")

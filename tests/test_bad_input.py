@@ -355,7 +355,7 @@ def test_compare_interrupted_while_writing_its_report_writes_none(capsys, monkey
 
 def test_audit_interrupted_is_one_line(capsys, monkeypatch):
     from harness.__main__ import main
-    _interrupt_at(monkeypatch, "harness.audit.search")
+    _interrupt_at(monkeypatch, "harness.audit.find_failure")
     code, out, err = _run(capsys, main, ["audit", "weakref"])
     _assert_interrupted(code, err, "python -m harness")
 
@@ -400,8 +400,13 @@ def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     import signal
     from harness.results import uninterrupted
     finished = False
-    with pytest.raises(KeyboardInterrupt):
-        with uninterrupted():
-            os.kill(os.getpid(), signal.SIGINT)
-            finished = True
+    # Python's own handler, whatever this process inherited: started in the background, SIGINT is ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with uninterrupted():
+                os.kill(os.getpid(), signal.SIGINT)
+                finished = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert finished

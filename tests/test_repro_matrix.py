@@ -108,13 +108,15 @@ def test_interrupted_run_keeps_finished_cases(tmp_path):
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_cli_writes_results_and_summary(tmp_path):
+def test_cli_writes_results_and_summary(tmp_path, capsys):
+    """The command line in this process (the piped run below is a subprocess of its own)."""
+    from repro.__main__ import main
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "hardened",
-                           "--scenario", "freed_address_reused", "--requests", "2", "--steps", "2", "--seed", "0",
-                           "--out", str(out)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "[  2/2]" in done.stdout and "freed_address_reused" in done.stdout
+    code = main(["--model", "toy", "--cache", "fingerprint", "hardened", "--scenario", "freed_address_reused",
+                 "--requests", "2", "--steps", "2", "--seed", "0", "--out", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "[  2/2]" in printed.out and "freed_address_reused" in printed.out
     results = load(out)
     assert {r.model for r in results.records} == {"toy"} and list(results.models) == ["toy"]
     by_cache = {r.cache: r for r in results.records if r.request == 1}

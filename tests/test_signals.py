@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +31,51 @@ def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
     assert proc.returncode == 130, err[-2000:]
     assert err.count("\n") == 1 and err.startswith("python -m repro: interrupted") and "Traceback" not in err, err
     assert not (out_dir / "report.md").exists() and _no_temporary_files(out_dir)
+
+
+# Put on PYTHONPATH, Python runs this at start-up: the first ``import torch`` says so on
+# stdout and waits there, so the signal lands inside it, whatever the machine's speed.
+HOLD_THE_TORCH_IMPORT = '''
+import signal
+import sys
+import time
+
+# Ctrl-C as a terminal delivers it: a process started in the background inherits SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class HoldTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch":
+            sys.meta_path.remove(self)
+            print("importing torch", flush=True)
+            time.sleep(120)
+        return None
+
+
+sys.meta_path.insert(0, HoldTorch())
+'''
+
+ENTRY_POINTS = {"python -m harness": ["-m", "harness", "audit", "hardened"],
+                "address-reuse": [str(Path(sys.executable).with_name("address-reuse")), "audit", "hardened"],
+                "python -m repro": ["-m", "repro", "--model", "toy"]}
+
+
+@pytest.mark.cpu
+@pytest.mark.core_model
+@pytest.mark.parametrize("prog", list(ENTRY_POINTS))
+def test_ctrl_c_during_the_first_import_of_torch_is_one_line_and_exit_130(tmp_path, prog):
+    """Before any command starts: each entry point's imports, inside ``import torch``."""
+    args = ENTRY_POINTS[prog]
+    if prog == "address-reuse" and not Path(args[0]).is_file():
+        pytest.skip(f"{args[0]} is not installed (pip install -e . makes it)")
+    args = [sys.executable, *args]  # a console script run by this interpreter, as its #! line would
+    (tmp_path / "sitecustomize.py").write_text(HOLD_THE_TORCH_IMPORT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    assert proc.stdout.readline() == "importing torch\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert err == f"{prog}: interrupted\n", err[-2000:]
+    assert not (tmp_path / "reports").exists()  # nothing written
