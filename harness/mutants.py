@@ -249,7 +249,8 @@ _ONE_DTYPE = {(name, False): "one dtype alone: the key still tells it from every
               for name in ATOMS["dtype"] if name.startswith("dtype ")}
 _REAL = {(name, False): "no complex tensor has it, and a real tensor's conj field is always False"
          for name in ATOMS["dtype"] if name.startswith("dtype ") and "complex" not in name} | {
-    ("1-byte items", False): "no complex tensor has it, and a real tensor's conj field is always False"}
+    ("1-byte items", False): "no complex tensor has it, and a real tensor's conj field is always False",
+    ("not floating", True): "a floating-point dtype is real: its conj field is always False"}
 _NO_NEG = {(f"dtype {name}", False): f"torch cannot read a negated {name} tensor, so none reaches a cache"
            for name in ("bool", "float8_e4m3fn")}
 UNOBSERVABLE = {
