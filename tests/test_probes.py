@@ -46,14 +46,16 @@ def test_each_row_runs_every_obligation_of_the_level():
 
 
 def _small_caches(row) -> bool:
-    return int(row["max_size"]) <= 128  # the seed fix's put is linear in the entries held
+    return int(row["max_size"]) <= 128  # most of a row's time is the history of a large cache
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_a_sound_design_passes_every_row_at_its_level(name):
+    """Every row for the reference the mutants are made from; for the others, the rows of
+    caches up to 128 entries (most of a large cache's row is its history: a short suite)."""
     factory = DESIGNS[name]
     report = probe(name, factory, Level.parse(factory.level), contract="lru",
-                   only=_small_caches if name == "weakref" else None)
+                   only=None if name == "hardened" else _small_caches)
     assert report.failure is None, f"{report.failure.message}\n{report.failure.snippet[-3000:]}"
     assert report.rows == report.total > 100
 
@@ -121,6 +123,6 @@ class Float32Only(DESIGNS["hardened"]):
 def test_a_cache_that_takes_one_dtype_meets_every_other_pair_in_it():
     """The audit names the dtypes a cache refuses; the probes then make only the others,
     in the refused dtypes' rows too, so every other pair still meets."""
-    report = probe("Float32Only", Float32Only, Level.L2, contract="lru", allowed=("float32",))
+    report = probe("Float32Only", Float32Only, Level.L2, contract="lru", allowed=("float32",), only=_small_caches)
     assert report.failure is None, report.failure.message
-    assert report.rows == report.total > 0.8 * len(situations())
+    assert report.rows == report.total > 0.8 * sum(map(_small_caches, situations()))
