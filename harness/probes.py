@@ -40,15 +40,16 @@ from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
           "4d": (2, 3, 2, 2), "4d odd": (3, 3, 1, 5), "5d": (1, 2, 3, 2, 2), "5d odd": (3, 1, 3, 1, 5),
-          "6d": (1, 2, 1, 3, 1, 2), "square": (5, 5), "text embedding": (2, 77, 768),  # a text encoder's, with CFG
+          "6d": (1, 2, 1, 3, 1, 2), "8d": (1, 2, 1, 2, 1, 2, 1, 3), "square": (5, 5), "wide": (2, 1025),
+          "text embedding": (2, 77, 768),  # a text encoder's output, with CFG
           "large odd": (3, 37, 37)}
 # Memory layouts, with the ranks each exists in.
-LAYOUTS = {"contiguous": range(0, 7), "transposed": range(2, 7), "every other": range(1, 7),
-           "expanded": range(1, 7), "channels_last": (4,), "channels_last_3d": (5,)}
-OFFSETS = ("0", "16", "17")  # elements into its storage: 16 is a multiple of every item size, 17 is odd
+LAYOUTS = {"contiguous": range(0, 9), "transposed": range(2, 9), "every other": range(1, 9),
+           "expanded": range(1, 9), "channels_last": (4,), "channels_last_3d": (5,)}
+OFFSETS = ("0", "16", "33")  # elements into its storage: 16 is a multiple of every item size, 33 is odd
 # What the cache went through first: entries held (None: max_size); "long": 1,000 others
-# inserted (most evicted, in a small cache), then 110 lookups.
-HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0}
+# inserted (most evicted, in a small cache), then 110 lookups; "cleared": 60 held, then clear().
+HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0, "cleared": 60}
 MAX_SIZES = (1, 2, 3, 17, 64, 128, 1024, 4096)
 PROPERTIES = {
     "dtype": ALL_DTYPES,
@@ -64,6 +65,7 @@ PROPERTIES = {
     "thread": ("main", "other"),
     "lookup": ("the source", "a new object"),
     "hits": ("1", "20"),  # lookups of a source before it changes
+    "age": ("0", "10"),  # other entries inserted between a source's put and its change
     "values": ("counting", "negative", "fractions", "nan and inf", "large"),  # what request n's source holds
     "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
     # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
@@ -132,7 +134,18 @@ def situations(seed: int = 0) -> tuple:
         rows.append(row)
         uncovered -= {(x, row[x], y, row[y]) for i, x in enumerate(names) for y in names[i + 1:]}
     # Large caches last: their history is most of the time, and a failure shows sooner on the rest.
-    return tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128))
+    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128))
+
+
+# The everyday case, whole (pairs of values do not make it: it is many properties at once):
+# a text encoder's output or a projection of it, in the dtypes and grad modes pipelines
+# serve in, a plain tensor that owns its storage, looked up at every step of a request.
+_PLAIN = {"layout": "contiguous", "offset": "0", "bits": "none", "origin": "allocator", "kind": "tensor",
+          "thread": "main", "lookup": "the source", "hits": "20", "values": "counting", "storage": "its own",
+          "torch state": "defaults", "history": "full", "age": "0"}
+EVERYDAY = tuple({**_PLAIN, "dtype": dtype, "grad": grad, "shape": shape, "max_size": size}
+                 for dtype in ("float32", "float16", "bfloat16") for grad in ("no_grad", "inference")
+                 for shape, size in (("text embedding", "2"), ("matrix", "128")))
 
 
 PRELUDE = HELPERS + '''
@@ -312,7 +325,7 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     header, name, namespace = bind_factory(spec, factory, timeout)
     arena = max(source_of(row)["room"] for row in situations())  # room for the widest variant of any row
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
-    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 1002, pool_dtype=pool_dtype,
+    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 1100, pool_dtype=pool_dtype,
                            threads=max(2, torch.get_num_threads()))
     exec(setup, namespace)
     rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
@@ -359,7 +372,10 @@ def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, l
             ran = steps[:done + 1]
             body = "\n".join(text for _, text in ran)
             snippet = f"{prelude}\n\n# probe row {number}: {describe(row)}\n{body}\n"
-            return SearchFailure(max(lv for lv, _ in ran), str(exc), snippet, seed=None, row=number)
+            # The level of the obligation that failed: each makes its sources at an address of
+            # its own, so what an earlier one did is only history to it (and a false hit at
+            # L0 after a freed address went elsewhere is still an L0 false hit).
+            return SearchFailure(ran[-1][0], str(exc), snippet, seed=None, row=number)
     return None
 
 
@@ -498,7 +514,7 @@ def _dtype_variants(dtype: torch.dtype, bits: str, grad: bool) -> list[str]:
 def row_steps(row: dict, factory_name: str, level: Level, contract: str,
               allowed: tuple = ALL_DTYPES) -> list[tuple[Level, str]]:
     """The row's steps as (level, code): the cache and its history, then each obligation
-    of ``level`` and below, in the row's grad mode and thread, lowest level first."""
+    of ``level`` and below, in the row's grad mode and thread."""
     s = source_of(row)
     max_size = int(row["max_size"])
     held = HISTORIES[row["history"]]
@@ -514,6 +530,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         setup.append(f"fill({held}, 'the history')")
     if row["history"] == "long":
         setup.append("fill(1000, 'the history')\nfor _ in range(110):\n    look(fillers[-1], 'the history')")
+    if row["history"] == "cleared":
+        setup.append("cache.clear()")
     steps = [(Level.L0, "\n".join(setup))]
     hits = int(row["hits"])
 
@@ -522,7 +540,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
 
     def before(x: str, what: str, situation: str = "S") -> str:
         call = f"look({looked(x, situation)}, '{what}: before the change')"
-        return call if hits == 1 else f"for _ in range({hits}):\n    {call}"
+        lookups = call if hits == 1 else f"for _ in range({hits}):\n    {call}"
+        return lookups + (f"\nfill({row['age']}, '{what}: the entry ages')" if row["age"] != "0" else "")
 
     # An inference tensor has no version counter to bump, and a view's base holds its
     # storage, so its address never goes to another request: the obligations that need
@@ -536,13 +555,6 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     obligations = [(Level.L0, f"a = make(SLOT, 1, {versioned})\n{before('a', 'in place', versioned)}\n"
                               f"rewrite(a, 2)\nlook({looked('a', versioned)}, 'in place: after a write')\n"
                               "kept.append(a)")]
-    for n, (field, change, both) in enumerate(key_variants(s, allowed), start=3):
-        change = _arguments(change)
-        both = f", {_arguments(both)}" if both else ""
-        obligations.append((Level.L0, f"a = make(SLOT, {n}, S{both})\nlook({looked('a')}, 'key: {field}: the source')\n"
-                                      f"b = on(a, S, {change}{both})\n"
-                                      f"look(b, 'key: {field}: another tensor on its storage that differs in "
-                                      f"{field} alone')\nkept.extend((a, b))"))
     if level >= Level.L1:
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
@@ -560,6 +572,14 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       f"begin()\nrewrite_behind(a, 28)\n"
                                       f"look({looked('a')}, 'rewritten with no version bump, the next request')\n"
                                       "kept.append(a)"))
+    # the key fields last: they bring other dtypes and layouts into the cache
+    for n, (field, change, both) in enumerate(key_variants(s, allowed), start=3):
+        change = _arguments(change)
+        both = f", {_arguments(both)}" if both else ""
+        obligations.append((Level.L0, f"a = make(SLOT, {n}, S{both})\nlook({looked('a')}, 'key: {field}: the source')\n"
+                                      f"b = on(a, S, {change}{both})\n"
+                                      f"look(b, 'key: {field}: another tensor on its storage that differs in "
+                                      f"{field} alone')\nkept.extend((a, b))"))
     if contract != "none":  # on the history the row and its obligations made
         obligations.append((Level.L0, "cache.clear()\nhygiene((len(cache) == 0, 'entries held after clear()'), "
                                       "(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
