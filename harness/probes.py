@@ -459,7 +459,7 @@ def _bytes(g: dict) -> int:
 
 def _key_variants(s: dict) -> list[tuple[str, dict, dict]]:
     shape, stride, dtype = s["shape"], s["stride"], s["dtype"]
-    out = [("address", {"offset": s["offset"] + 1}, {})]
+    out = [("address", {"offset": s["offset"] + 2}, {})]  # two items on: the parity of the offset stays
     if shape:
         # the first dimension longer than 1, two longer (shorter, from 3): contiguity, the
         # parity of the size, a dimension of size 1 and the memory format all stay
