@@ -560,11 +560,14 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
                                       + "\nkept.append(b)"))
     if level >= Level.L2:
+        # put through the source itself: what these check is a live referent whose storage changed
         m = movable
-        obligations.append((Level.L2, f"a = make(SLOT, 23, {m})\n{before('a', 'storage swapped', m)}\n"
+        obligations.append((Level.L2, f"a = make(SLOT, 23, {m})\nlook(a, 'storage swapped: the source')\n"
+                                      f"{before('a', 'storage swapped', m)}\n"
                                       f"ptr = a.data_ptr()\nrebind(a, torch.empty_like(a))\nb = make(SLOT, 24, {m})\n"
                                       + _if_reused("b", looked("b", m), "storage swapped") + "\nkept.extend((a, b))"))
-        obligations.append((Level.L2, f"a = make(SLOT, 25, {m})\n{before('a', 'rebound', m)}\nptr = a.data_ptr()\n"
+        obligations.append((Level.L2, f"a = make(SLOT, 25, {m})\nlook(a, 'rebound: the source')\n"
+                                      f"{before('a', 'rebound', m)}\nptr = a.data_ptr()\n"
                                       f"rebind(a, torch.empty_like(a))\nrebind(a, make(SLOT, 26, {m}))\n"
                                       + _if_reused("a", looked("a", m), "rebound away and back") + "\nkept.append(a)"))
     if level >= Level.L3:
