@@ -5,11 +5,13 @@ The search (``harness/search.py``) draws its sources and histories at random, so
 guard that fails only when two properties hold at once is found only if a draw
 happens to combine them. This phase lays the properties out instead: ``PROPERTIES``
 lists what a source can vary (shape, dtype, memory layout, offset into its storage,
-lazy conj/neg bits, storage origin, kind of tensor object), how it is looked up (grad
-mode, thread, the source itself or a new object on its storage, hits before it
-changes) and the cache it meets (max_size, what it holds and how often it was called).
-:func:`situations` is a covering array over them: any value of any property meets
-any value of any other in some row. Each row then runs every obligation of the level
+lazy conj/neg bits, storage origin, whether it is all of its storage, kind of tensor
+object, its values), how it is looked up (grad mode, thread, the source itself or a new
+object on its storage, hits before it changes), the process-wide torch settings, and the
+cache it meets (max_size, what it went through first, inserts between a source's put and
+its change). :func:`situations` is a covering array over them: any value of any property
+meets any value of any other in some row; ahead of those rows, ``EVERYDAY`` holds the
+plain pipeline case whole. Each row then runs every obligation of the level
 on sources of that situation: an in-place write misses; a tensor on the same storage
 that differs from the cached one in one key field alone (address, shape, stride,
 dtype, conj or neg bit) misses; a freed source's address handed to the next request's
