@@ -262,40 +262,24 @@ def rewrite_behind(t, n):
 
 
 def hits(t, where):
-    """Is t in the cache? (a hit must still be t's value)"""
-    try:
-        value = cache.get(t)
-    except Exception as exc:
-        raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
-    if value is not None and not same(value, project(t)):
-        raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
-    return value is not None
+    """Is t in the cache? (a hit must still be t's value; a miss puts nothing)"""
+    return check(t, where, put=False)
 
 
-def look(t, where):
+def look(t, where, expected=None):
     """Look up as a model does (see check); with a contract, the bound holds after it."""
-    check(t, where)
+    check(t, where, expected=expected)
     if bounded:
         hygiene((len(cache) <= max_size, f"{{len(cache)}} entries held, max_size {{max_size}}"),
                 where=where + ": the bound")
 
 
 def fill(count, where):
-    """``count`` other entries, kept alive, each looked up and inserted (as check does, with
-    values made beforehand: the history of a large cache is most of a row's calls)."""
+    """``count`` other entries, kept alive, each looked up and inserted, with values made
+    beforehand (the history of a large cache is most of a row's calls)."""
     for f, value in pool[len(fillers):len(fillers) + count]:
         fillers.append(f)
-        try:
-            held = cache.get(f)
-            if held is None:
-                cache.put(f, value)
-        except Exception as exc:
-            raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
-        if held is not None and held is not value and not same(held, value):
-            raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
-        if bounded:
-            hygiene((len(cache) <= max_size, f"{{len(cache)}} entries held, max_size {{max_size}}"),
-                    where=where + ": the bound")
+        look(f, where, expected=value)
 '''
 
 
@@ -325,9 +309,8 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     first failure, or at ``deadline`` (``time.monotonic()``) between rows."""
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
-    arena = max(source_of(row)["room"] for row in situations())  # room for the widest variant of any row
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
-    setup = PRELUDE.format(arena_bytes=arena, pool=2 * max(MAX_SIZES) + 1100, pool_dtype=pool_dtype,
+    setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool=2 * max(MAX_SIZES) + 1100, pool_dtype=pool_dtype,
                            threads=max(2, torch.get_num_threads()))
     exec(setup, namespace)
     rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
@@ -350,6 +333,12 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     report.inconclusive = len(namespace["inconclusive"])
     report.seconds = time.monotonic() - started
     return report
+
+
+@functools.lru_cache(maxsize=None)
+def _arena_bytes() -> int:
+    """Room at each slot for the widest variant of any row (the rows are fixed: once a process)."""
+    return max(source_of(row)["room"] for row in situations())
 
 
 def _in_allowed(allowed: tuple):

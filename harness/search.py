@@ -189,16 +189,19 @@ def same(a, b):
     return torch.equal(a, b) or bool(((a == b) | (a.isnan() & b.isnan())).all())
 
 
-def check(t, where, which=0):
-    """Look up as a model does; a hit must be the value of t's current content."""
+def check(t, where, which=0, expected=None, put=True):
+    """Look up as a model does (and put on a miss, unless ``put`` is False); a hit must be
+    the value of t's current content, ``expected`` if that was computed beforehand. Returns
+    whether it hit."""
     try:
         value = caches[which].get(t)
-        if value is None:
-            caches[which].put(t, project(t))
+        if value is None and put:
+            caches[which].put(t, project(t) if expected is None else expected)
     except Exception as exc:
         raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
-    if value is not None and not same(value, project(t)):
+    if value is not None and value is not expected and not same(value, project(t)):
         raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
+    return value is not None
 
 
 def hygiene(*checks, where):
