@@ -1,11 +1,11 @@
 """``python -m harness differential``: does anything in a pipeline follow an address,
 or carry state from one request to the next?
 
-The same back-to-back requests, same seeds, in four fresh processes: two under an
-allocator that never hands a freed address back (``repro.never_reuse``), one under
-the normal allocator, and one, also never-reuse, that serves each request alone as
-the first of a fresh process. The two never-reuse runs must agree bitwise (else the
-pipeline is not deterministic and nothing can be concluded). Two axes per request:
+The same back-to-back requests, same seeds, in four runs: two under an allocator
+that never hands a freed address back (``repro.never_reuse``), one under the normal
+allocator, and one, also never-reuse, that serves each request alone as the first of
+a fresh process. The two never-reuse runs must agree bitwise (else the pipeline is
+not deterministic and nothing can be concluded). Two axes per request:
 
 - *address-dependent*: the normal run differs from the never-reuse run: some state
   in the pipeline followed where the allocator put a tensor;
@@ -17,8 +17,9 @@ by ``repro.serving`` as a server serves it, the ``natural_reuse`` strategy) or a
 plain function ``fn(prompt, seed)`` (``--call``), whose tensors' memory is tracked
 per request to tell whether the allocator reused any.
 
-Each child process runs ``repro.stream`` as a script and writes its outputs to a
-file the parent compares.
+Three child processes run ``repro.stream`` as a script and write the runs' outputs to
+files the parent compares: the second never-reuse process also serves the alone run,
+forked before it serves anything itself.
 """
 
 from __future__ import annotations
@@ -47,9 +48,13 @@ from repro.callable import CallSpecError, as_outputs, resolve_call
 from repro.models import MODELS
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
-# name, allocator, each request alone in a fresh process
-RUNS = (("never_reuse_a", NEVER_REUSE, False), ("never_reuse_b", NEVER_REUSE, False), ("normal", NORMAL, False),
-        ("alone", NEVER_REUSE, True))
+# name, allocator, the run served first in the same process (each request alone, forked
+# from it before it serves anything: one process fewer importing the pipeline, seconds
+# under the never-reuse allocator; never_reuse_a stays a process of its own, so that the
+# two never-reuse runs, and request 0 alone and in a stream, still come from two processes)
+RUNS = (("never_reuse_a", NEVER_REUSE, None), ("never_reuse_b", NEVER_REUSE, "alone"), ("normal", NORMAL, None),
+        ("alone", NEVER_REUSE, None))
+CHILDREN = ("never_reuse_a", "never_reuse_b", "normal")  # the processes; "alone" is served inside never_reuse_b
 
 # Per request, address axis: its output differs from the never-reuse run; or it does
 # not, and some of its memory had held other content of an earlier request (clean);
@@ -80,7 +85,7 @@ class ChildFailed(RuntimeError):
     """A child process could not serve the requests (the message is one line)."""
 
 
-# --- the parent: four children, then compare -----------------------------------------
+# --- the parent: three children, then compare ----------------------------------------
 
 def child_environment(allocator: str, device: torch.device) -> dict:
     env = dict(os.environ)
@@ -109,13 +114,16 @@ def _last_line(err: str) -> str:
 
 
 def run_children(job: dict, device: torch.device, folder: Path, timeout: float, progress=print) -> dict:
-    """Start the four runs at once; return run name -> its outputs. Each finished run
-    prints a progress line; a run still going after ``timeout`` seconds is stopped."""
+    """Start the three child processes at once; return run name -> its outputs. Each finished
+    process prints a progress line; one still going after ``timeout`` seconds is stopped."""
     procs, started = {}, time.perf_counter()
+    runs = {name: (allocator, first) for name, allocator, first in RUNS}
     try:
-        for name, allocator, alone in RUNS:
+        for name in CHILDREN:
+            allocator, first = runs[name]
             job_path = folder / f"{name}.json"
-            job_path.write_text(json.dumps({**job, "never_reuse": allocator == NEVER_REUSE, "alone": alone}))
+            alone_out = str(folder / f"{first}.pt") if first else None
+            job_path.write_text(json.dumps({**job, "never_reuse": allocator == NEVER_REUSE, "alone_out": alone_out}))
             procs[name] = subprocess.Popen(
                 [sys.executable, "-m", "repro.stream", str(job_path), str(folder / f"{name}.pt")],
                 env=child_environment(allocator, device), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -132,8 +140,10 @@ def run_children(job: dict, device: torch.device, folder: Path, timeout: float, 
             if proc.returncode != 0:
                 failures.append(f"{name} run failed (exit {proc.returncode}): {_last_line(err)}")
                 break
-            outputs[name] = torch.load(folder / f"{name}.pt", weights_only=True)
-            progress(f"  {name:14} done in {time.perf_counter() - started:.1f}s")
+            served = [name, runs[name][1]] if runs[name][1] else [name]
+            for run in served:
+                outputs[run] = torch.load(folder / f"{run}.pt", weights_only=True)
+            progress(f"  {' + '.join(served):22} done in {time.perf_counter() - started:.1f}s")
     finally:
         for proc in procs.values():
             if proc.poll() is None:
@@ -527,14 +537,15 @@ def check(parser, args) -> int:
            "steps": plan.steps, "dtype": args.dtype, "requests": requests}
     label = args.call or args.model
     print(f"serving {label} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
-          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in four processes (never-reuse x2, normal, "
-          f"never-reuse with each request alone)", flush=True)
+          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse; normal; "
+          f"never-reuse with each request alone, then back to back)", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
-            outputs = run_children(job, plan.device, Path(tmp), args.call_timeout * len(requests) + 60)
+            # never_reuse_b serves every request twice: alone, then in the stream
+            outputs = run_children(job, plan.device, Path(tmp), args.call_timeout * 2 * len(requests) + 60)
     except ChildFailed as exc:
         return _give_up(str(exc), out, existed)
     timings["serve"] = time.perf_counter() - started

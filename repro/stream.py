@@ -8,10 +8,12 @@ decides where the next ones go) or a plain function (``job["call"]``,
 ``fn(prompt, seed)``). Per request: its outputs, frames when there are images,
 and which memory of an earlier request its tensors landed on, by then freed.
 
-``job["alone"]``: serve each request alone instead, as the first of a fresh
-process. This process imports what the pipeline needs, then forks one child per
-request, before anything is built or called: each child starts from the state a
-fresh process has.
+``job["alone_out"]``: first serve each request alone, as the first of a fresh
+process, into that file; then the stream as usual. This process imports what the
+pipeline needs, then forks one child per request, before anything is built or
+called: each child starts from the state a fresh process has, and the stream after
+them too (the children's work stays in the children). One process serves both, so
+the pipeline's imports are paid once: seconds under the never-reuse allocator.
 """
 
 from __future__ import annotations
@@ -217,13 +219,14 @@ def main(argv) -> int:
         print("the never-reuse allocator did not load in the child process (the loader refused the "
               f"LD_PRELOAD of libasan): {never_reuse.INSTALL_HINT}", file=sys.stderr)
         return 2
-    if job.get("alone"):
-        result = serve_each_alone(job, Path(out_path).parent)
-    else:
-        result = serve_requests(job, job["requests"])
+    results = {}
+    if job.get("alone_out"):  # before the stream: the forks must start from a process that has served nothing
+        results[job["alone_out"]] = serve_each_alone(job, Path(out_path).parent)
+    results[out_path] = serve_requests(job, job["requests"])
     probe = never_reuse.reuse_probe(torch.device(job["device"]))
-    result.update(never_reuse_active=never_reuse.is_active(), probe=probe)
-    torch.save(result, out_path)
+    for path, result in results.items():
+        result.update(never_reuse_active=never_reuse.is_active(), probe=probe)
+        torch.save(result, path)
     return 0
 
 
