@@ -32,9 +32,10 @@ SIZES = (2, 64, 4096)
 @contextlib.contextmanager
 def _no_gc():
     """Timed sections run without the cyclic GC, as timeit's do: a collection
-    landing in one design's turn is noise, not that design's cost."""
+    landing in one design's turn is noise, not that design's cost. No collection
+    here: a full one walks every object of the process (tenths of a second with
+    torch loaded), so each sampler collects once, before its first section."""
     enabled = gc.isenabled()
-    gc.collect()
     gc.disable()
     try:
         yield
@@ -55,6 +56,7 @@ def interleaved(calls: dict, number: int, repeats: int) -> dict[str, list[float]
     sample of ``number`` calls per name and repeat. The call is made directly,
     with no wrapper whose cost every design would share."""
     samples: dict[str, list[float]] = {name: [] for name in calls}
+    gc.collect()
     with _no_gc():
         for order in _rounds(list(calls), repeats):
             for name in order:
@@ -70,6 +72,7 @@ def batched(setups: dict, repeats: int) -> dict[str, list[float]]:
     """ns per call for paths that consume their state (stale lookups, puts).
     Each setup returns ``(calls, n)``: a callable making n calls, timed as a whole."""
     samples: dict[str, list[float]] = {name: [] for name in setups}
+    gc.collect()
     for order in _rounds(list(setups), repeats):
         for name in order:
             calls, n = setups[name]()
