@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import _signal
 import signal
@@ -39,22 +38,30 @@ def _on_alarm(signum, frame):
     raise CallTimedOut()
 
 
-@contextlib.contextmanager
-def time_limit(seconds: float | None):
-    """Interrupt the body after ``seconds`` with CallTimedOut (main thread only:
-    elsewhere there is no alarm, and the body runs unlimited). A call stuck in C
-    code that never returns to Python cannot be interrupted this way."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    # The C module's calls: signal.signal's enum wrapping costs more than a cache's get().
-    previous = _signal.signal(signal.SIGALRM, _on_alarm)
-    _signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        _signal.setitimer(signal.ITIMER_REAL, 0)
-        _signal.signal(signal.SIGALRM, previous)
+class time_limit:
+    """``with time_limit(seconds):`` interrupts the body after ``seconds`` with CallTimedOut
+    (main thread only: elsewhere there is no alarm, and the body runs unlimited). A call
+    stuck in C code that never returns to Python cannot be interrupted this way. A class,
+    not a generator: it wraps every call into a cache, and a generator's context manager
+    costs more than a cache's get()."""
+
+    __slots__ = ("seconds", "previous")
+
+    def __init__(self, seconds: float | None):
+        on = seconds and threading.current_thread() is threading.main_thread()
+        self.seconds = seconds if on else None
+
+    def __enter__(self) -> None:
+        if self.seconds:
+            # The C module's calls: signal.signal's enum wrapping costs more than a cache's get().
+            self.previous = _signal.signal(signal.SIGALRM, _on_alarm)
+            _signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc) -> bool:
+        if self.seconds:
+            _signal.setitimer(signal.ITIMER_REAL, 0)
+            _signal.signal(signal.SIGALRM, self.previous)
+        return False
 
 
 def resolve(spec: str, timeout: float | None = None) -> Callable[..., object]:
