@@ -319,14 +319,15 @@ def _imports(spec: str, factory) -> tuple[str, str]:
     return f"from cache_impl import DESIGNS\n\n{name} = DESIGNS[{spec!r}]", name
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=8192)  # about 2 KB a step: at most some 16 MB
 def _compiled(code: str):
     return compile(code, "<string>", "exec")
 
 
 def run_code(code: str, namespace: dict) -> None:
     """``exec(code, namespace)``, compiled once per text: the search replays the same
-    steps many times while it shrinks, and every example runs the same prelude."""
+    steps many times while it shrinks, every example runs the same prelude, and the
+    probes' rows are the same steps for every cache audited at one level."""
     exec(_compiled(code), namespace)  # noqa: S102 - our own text
 
 
