@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import _signal
 import signal
@@ -38,6 +39,9 @@ def _on_alarm(signum, frame):
     raise CallTimedOut()
 
 
+_KEPT = object()  # time_limit found its handler installed: whoever installed it puts the previous one back
+
+
 class time_limit:
     """``with time_limit(seconds):`` interrupts the body after ``seconds`` with CallTimedOut
     (main thread only: elsewhere there is no alarm, and the body runs unlimited). A call
@@ -54,14 +58,32 @@ class time_limit:
     def __enter__(self) -> None:
         if self.seconds:
             # The C module's calls: signal.signal's enum wrapping costs more than a cache's get().
-            self.previous = _signal.signal(signal.SIGALRM, _on_alarm)
+            # Our handler may be installed already (alarm_handler(), or an enclosing time_limit).
+            installed = _signal.getsignal(signal.SIGALRM) is _on_alarm
+            self.previous = _KEPT if installed else _signal.signal(signal.SIGALRM, _on_alarm)
             _signal.setitimer(signal.ITIMER_REAL, self.seconds)
 
     def __exit__(self, *exc) -> bool:
         if self.seconds:
             _signal.setitimer(signal.ITIMER_REAL, 0)
-            _signal.signal(signal.SIGALRM, self.previous)
+            if self.previous is not _KEPT:
+                _signal.signal(signal.SIGALRM, self.previous)
         return False
+
+
+@contextlib.contextmanager
+def alarm_handler():
+    """Keep time_limit's handler installed across many timed calls (main thread only), so
+    that each call only arms and disarms the timer: two system calls a call instead of four.
+    The handler is only ever reached while a call's timer runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = _signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        yield
+    finally:
+        _signal.signal(signal.SIGALRM, previous)
 
 
 def resolve(spec: str, timeout: float | None = None) -> Callable[..., object]:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import torch
 
 from cache_impl import Level
+from cache_impl.registry import alarm_handler
 from harness.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
                             bind_factory, run_code, search)
 from repro.guard import DEFAULT_TIMEOUT
@@ -324,13 +325,14 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     # process-wide settings the rows change (torch_state), restored after them
     threads, state = torch.get_num_threads(), (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled())
     try:
-        for number, row in rows:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            report.rows += 1
-            report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
-            if report.failure:
-                break
+        with alarm_handler():  # installed once for the rows' calls, each of which has its timeout
+            for number, row in rows:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                report.rows += 1
+                report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
+                if report.failure:
+                    break
     finally:
         torch.set_num_threads(threads)
         torch.set_default_dtype(state[0])

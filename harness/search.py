@@ -31,6 +31,7 @@ import torch.utils.dlpack
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import Level
+from cache_impl.registry import alarm_handler
 from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
@@ -720,8 +721,9 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
     try:
-        return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
-                              timeout, contract, shrink)
+        with alarm_handler():  # installed once for the search's calls, each of which has its timeout
+            return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
+                                  timeout, contract, shrink)
     finally:
         torch.set_num_threads(threads)
 
