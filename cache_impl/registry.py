@@ -39,21 +39,50 @@ def _on_alarm(signum, frame):
     raise CallTimedOut()
 
 
+_KEPT = object()  # time_limit found its handler installed: whoever installed it puts the previous one back
+
+
+class time_limit:
+    """``with time_limit(seconds):`` interrupts the body after ``seconds`` with CallTimedOut
+    (main thread only: elsewhere there is no alarm, and the body runs unlimited). A call
+    stuck in C code that never returns to Python cannot be interrupted this way. A class,
+    not a generator: it wraps every call into a cache, and a generator's context manager
+    costs more than a cache's get()."""
+
+    __slots__ = ("seconds", "previous")
+
+    def __init__(self, seconds: float | None):
+        on = seconds and threading.current_thread() is threading.main_thread()
+        self.seconds = seconds if on else None
+
+    def __enter__(self) -> None:
+        if self.seconds:
+            # The C module's calls: signal.signal's enum wrapping costs more than a cache's get().
+            # Our handler may be installed already (alarm_handler(), or an enclosing time_limit).
+            installed = _signal.getsignal(signal.SIGALRM) is _on_alarm
+            self.previous = _KEPT if installed else _signal.signal(signal.SIGALRM, _on_alarm)
+            _signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc) -> bool:
+        if self.seconds:
+            _signal.setitimer(signal.ITIMER_REAL, 0)
+            if self.previous is not _KEPT:
+                _signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
 @contextlib.contextmanager
-def time_limit(seconds: float | None):
-    """Interrupt the body after ``seconds`` with CallTimedOut (main thread only:
-    elsewhere there is no alarm, and the body runs unlimited). A call stuck in C
-    code that never returns to Python cannot be interrupted this way."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
+def alarm_handler():
+    """Keep time_limit's handler installed across many timed calls (main thread only), so
+    that each call only arms and disarms the timer: two system calls a call instead of four.
+    The handler is only ever reached while a call's timer runs."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    # The C module's calls: signal.signal's enum wrapping costs more than a cache's get().
     previous = _signal.signal(signal.SIGALRM, _on_alarm)
-    _signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
-        _signal.setitimer(signal.ITIMER_REAL, 0)
         _signal.signal(signal.SIGALRM, previous)
 
 

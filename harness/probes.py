@@ -36,8 +36,9 @@ from dataclasses import dataclass
 import torch
 
 from cache_impl import Level
+from cache_impl.registry import alarm_handler
 from harness.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
-                            bind_factory, search)
+                            bind_factory, run_code, search)
 from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
@@ -154,8 +155,9 @@ PRELUDE = HELPERS + '''
 arenas = {{}}  # slot -> the fixed address its sources are made at: one slot per obligation of a row
 in_use = {{}}  # slot -> a weak reference to the storage last made there
 kept, fillers, inconclusive = [], [], []  # sources kept to the row's end; other entries of this row; unproven
-# Other entries, made once: (tensor, its value). A row's cache is new, so rows share them.
-pool = [(f, project(f)) for f in (content(n, torch.{pool_dtype}) for n in range({pool}))]
+# Other entries, (tensor, its value), each made once, when a row first needs it: a row's
+# cache is new, so rows share them (and a row that fails early makes few).
+pool = []
 caches = [None]  # each row's cache, made anew
 
 
@@ -270,13 +272,17 @@ def look(t, where, expected=None):
     """Look up as a model does (see check); with a contract, the bound holds after it."""
     check(t, where, expected=expected)
     if bounded:
-        hygiene((len(cache) <= max_size, f"{{len(cache)}} entries held, max_size {{max_size}}"),
-                where=where + ": the bound")
+        held = len(cache)
+        hygiene((held <= max_size, f"{{held}} entries held, max_size {{max_size}}"), where=where + ": the bound")
 
 
 def fill(count, where):
     """``count`` other entries, kept alive, each looked up and inserted, with values made
     beforehand (the history of a large cache is most of a row's calls)."""
+    with torch.inference_mode(False), torch.autocast("cpu", enabled=False):  # as made outside any step
+        while len(pool) < len(fillers) + count:
+            f = content(len(pool), torch.{pool_dtype})
+            pool.append((f, project(f)))
     for f, value in pool[len(fillers):len(fillers) + count]:
         fillers.append(f)
         look(f, where, expected=value)
@@ -310,22 +316,23 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
-    setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool=2 * max(MAX_SIZES) + 1100, pool_dtype=pool_dtype,
+    setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool_dtype=pool_dtype,
                            threads=max(2, torch.get_num_threads()))
-    exec(setup, namespace)
+    run_code(setup, namespace)
     rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
             if row is not None and (only is None or only(row))]
     report = ProbeReport(0, len(rows), 0, 0.0)
     # process-wide settings the rows change (torch_state), restored after them
     threads, state = torch.get_num_threads(), (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled())
     try:
-        for number, row in rows:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            report.rows += 1
-            report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
-            if report.failure:
-                break
+        with alarm_handler():  # installed once for the rows' calls, each of which has its timeout
+            for number, row in rows:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                report.rows += 1
+                report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
+                if report.failure:
+                    break
     finally:
         torch.set_num_threads(threads)
         torch.set_default_dtype(state[0])
@@ -358,7 +365,7 @@ def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, l
     steps = row_steps(row, name, level, contract, allowed)
     for done, (_, code) in enumerate(steps):
         try:
-            exec(code, namespace)
+            run_code(code, namespace)
         except AssertionError as exc:  # raised by look() and its kin: a finding about the cache
             ran = steps[:done + 1]
             body = "\n".join(text for _, text in ran)

@@ -18,6 +18,7 @@ exception on a plain tensor, to L0.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ import torch.utils.dlpack
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import Level
+from cache_impl.registry import alarm_handler
 from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
@@ -236,7 +238,7 @@ PRELUDE = HELPERS + '''
 caches = [{factory}(max_size={max_size}), {factory}(max_size=3)]
 cache = caches[0]
 arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
-shared_arenas = [torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_() for _ in range({slots})]
+shared_arenas = [None] * {slots}  # made when a slot first needs one: a shared segment is slow to make
 graveyard, fillers = [], []
 in_use = [None] * {slots}  # a weak reference to the storage last made at each slot
 
@@ -246,6 +248,9 @@ def fresh(slot, n, dtype, shape=(4, 8), layout="contiguous", origin="allocator",
     version counter at 0 and its own content, as the allocator hands out a freed address."""
     if in_use[slot] is not None and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
+    if origin == "shared_memory" and shared_arenas[slot] is None:
+        with torch.inference_mode(False):  # a plain tensor, as the other arenas are
+            shared_arenas[slot] = torch.empty({arena_bytes}, dtype=torch.uint8).share_memory_()
     arena = shared_arenas[slot] if origin == "shared_memory" else arenas[slot]
     memory = rewrapped(arena[:max(math.prod(shape), 1) * dtype.itemsize], origin)
     if layout == "contiguous":
@@ -315,6 +320,18 @@ def _imports(spec: str, factory) -> tuple[str, str]:
     return f"from cache_impl import DESIGNS\n\n{name} = DESIGNS[{spec!r}]", name
 
 
+@functools.lru_cache(maxsize=8192)  # about 2 KB a step: at most some 16 MB
+def _compiled(code: str):
+    return compile(code, "<string>", "exec")
+
+
+def run_code(code: str, namespace: dict) -> None:
+    """``exec(code, namespace)``, compiled once per text: the search replays the same
+    steps many times while it shrinks, every example runs the same prelude, and the
+    probes' rows are the same steps for every cache audited at one level."""
+    exec(_compiled(code), namespace)  # noqa: S102 - our own text
+
+
 def bind_factory(spec: str, factory, timeout: float | None) -> tuple[str, str, dict]:
     """What a snippet needs to call the cache: (its first lines, the name they bind the
     factory to, a namespace where that name is ``factory``, each call guarded by ``timeout``)."""
@@ -354,7 +371,7 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             header, name, self.namespace = bind_factory(spec, factory, timeout)
             setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES)
             self.prelude = header + setup
-            exec(setup, self.namespace)
+            run_code(setup, self.namespace)
 
         # -- running text ---------------------------------------------------
 
@@ -363,7 +380,7 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.lines.append((step_level, code))
             self.steps += 1
             try:
-                exec(code, self.namespace)
+                run_code(code, self.namespace)
             except AssertionError as exc:  # raised by check(): a finding about the cache
                 record["lines"] = list(self.lines)
                 record["prelude"] = self.prelude
@@ -687,22 +704,26 @@ def coverage_markdown() -> str:
 
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
            timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
-           examples_per_round: int = EXAMPLES, steps: int = STEPS, contract: str = "none") -> SearchFailure | None:
+           examples_per_round: int = EXAMPLES, steps: int = STEPS, contract: str = "none",
+           shrink: bool = True) -> SearchFailure | None:
     """Search ``factory`` with the steps of ``level`` and below for ``budget``
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
     ``rounds`` caps the rounds too, for a search that must not depend on speed.
     Sources of ``unsupported`` torch dtypes are never made; each call into the
     cache has ``timeout`` seconds. ``contract`` (``bounded`` or ``lru``) adds its
-    hygiene checks; a failure of those is a :attr:`SearchFailure.contract` one."""
+    hygiene checks; a failure of those is a :attr:`SearchFailure.contract` one.
+    ``shrink=False`` returns the failure as first found, unshrunk (whether there is
+    one, sooner: shrinking is most of the time a found failure takes)."""
     allowed = allowed_dtypes(unsupported)
     if not allowed:
         return None
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small tensors: one thread is faster, and steadier on a shared machine
     try:
-        return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
-                              timeout, contract)
+        with alarm_handler():  # installed once for the search's calls, each of which has its timeout
+            return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
+                                  timeout, contract, shrink)
     finally:
         torch.set_num_threads(threads)
 
@@ -713,7 +734,7 @@ def allowed_dtypes(unsupported: frozenset) -> tuple:
 
 
 def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout,
-                   contract):
+                   contract, shrink):
     deadline = time.monotonic() + budget
     round_seed = seed
     while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
@@ -723,7 +744,8 @@ def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_roun
                                                                   contract))
         config = settings(max_examples=examples_per_round, stateful_step_count=steps, deadline=None,
                           database=None, suppress_health_check=list(HealthCheck),
-                          phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False)
+                          phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
+                          report_multiple_bugs=False)
         try:
             run_state_machine_as_test(machine, settings=config)
         except Exception:  # noqa: BLE001 - any failure of the cache: the record says what it was

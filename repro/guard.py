@@ -9,7 +9,6 @@ itself off under grad.
 
 from __future__ import annotations
 
-import contextlib
 import weakref
 
 import torch
@@ -36,10 +35,12 @@ class NotTested(Exception):
 
 def call(what: str, fn, *args, timeout: float | None = DEFAULT_TIMEOUT, grad_mode: str | None = None):
     """``fn(*args)`` as user code: any way out but a return becomes CacheCallFailed."""
-    mode = GRAD_MODES[grad_mode]() if grad_mode else contextlib.nullcontext()
     try:
-        with time_limit(timeout), mode:
-            return fn(*args)
+        with time_limit(timeout):
+            if not grad_mode:
+                return fn(*args)
+            with GRAD_MODES[grad_mode]():
+                return fn(*args)
     except CallTimedOut:
         raise CacheCallFailed(f"{what} did not return within {timeout:g} s", hung=True) from None
     except SystemExit as exc:
