@@ -73,3 +73,14 @@ def test_memory_after_many_requests(name):
     assert m["peak_values"] <= 2  # never more values than max_size
     if DESIGNS[name].level >= Level.L1:
         assert m["stale_values_after_next_insert"] == 0  # dead sources' values go at the next insert
+
+
+def test_a_design_the_probes_fail_is_a_false_alarm_in_selfcheck(monkeypatch):
+    """selfcheck's every-row run of the registered designs says which failed, and where:
+    a mutant registered as a design stands in for a sound design the harness misjudges."""
+    import harness.selfcheck as selfcheck
+    mutant = next(m for m in MUTANTS if not m.search_only)
+    monkeypatch.setattr(selfcheck, "DESIGNS", {mutant.name: build(mutant)})
+    printed = []
+    assert selfcheck.false_alarm_table(out=printed.append, workers=1) is False
+    assert printed[1].startswith(mutant.name) and "FAILED at row" in printed[1], printed
