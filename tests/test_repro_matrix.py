@@ -66,7 +66,10 @@ def test_natural_reuse_is_measured_not_assumed(matrix):
         if not r.address_reused:
             assert r.verdict in (INCONCLUSIVE, CONTAMINATED)
         if r.verdict == CONTAMINATED:
-            assert r.cache == "fingerprint" and r.address_reused
+            # Only the pre-fix cache is fooled. Not necessarily on the tracked prompt source: the
+            # K/V caches are keyed by the text projection, a tensor of its own whose freed address
+            # can come back while the source's does not (seen once in about twenty suite runs).
+            assert r.cache == "fingerprint"
 
 
 @pytest.mark.core_model
