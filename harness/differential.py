@@ -48,13 +48,13 @@ from repro.callable import CallSpecError, as_outputs, resolve_call
 from repro.models import MODELS
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
-# name, allocator, the run served first in the same process (each request alone, forked
-# from it before it serves anything: one process fewer importing the pipeline, seconds
-# under the never-reuse allocator; never_reuse_a stays a process of its own, so that the
-# two never-reuse runs, and request 0 alone and in a stream, still come from two processes)
-RUNS = (("never_reuse_a", NEVER_REUSE, None), ("never_reuse_b", NEVER_REUSE, "alone"), ("normal", NORMAL, None),
-        ("alone", NEVER_REUSE, None))
-CHILDREN = ("never_reuse_a", "never_reuse_b", "normal")  # the processes; "alone" is served inside never_reuse_b
+# name, allocator
+RUNS = (("never_reuse_a", NEVER_REUSE), ("never_reuse_b", NEVER_REUSE), ("normal", NORMAL), ("alone", NEVER_REUSE))
+# The alone run (each request alone) is served by never_reuse_b's process, forked from it
+# before it serves anything: one process fewer importing the pipeline, seconds under the
+# never-reuse allocator. never_reuse_a stays a process of its own, so that the two
+# never-reuse runs, and request 0 alone and in a stream, still come from two processes.
+ALONE, ALONE_IN = "alone", "never_reuse_b"
 
 # Per request, address axis: its output differs from the never-reuse run; or it does
 # not, and some of its memory had held other content of an earlier request (clean);
@@ -117,12 +117,11 @@ def run_children(job: dict, device: torch.device, folder: Path, timeout: float, 
     """Start the three child processes at once; return run name -> its outputs. Each finished
     process prints a progress line; one still going after ``timeout`` seconds is stopped."""
     procs, started = {}, time.perf_counter()
-    runs = {name: (allocator, first) for name, allocator, first in RUNS}
+    children = [(name, allocator) for name, allocator in RUNS if name != ALONE]
     try:
-        for name in CHILDREN:
-            allocator, first = runs[name]
+        for name, allocator in children:
             job_path = folder / f"{name}.json"
-            alone_out = str(folder / f"{first}.pt") if first else None
+            alone_out = str(folder / f"{ALONE}.pt") if name == ALONE_IN else None
             job_path.write_text(json.dumps({**job, "never_reuse": allocator == NEVER_REUSE, "alone_out": alone_out}))
             procs[name] = subprocess.Popen(
                 [sys.executable, "-m", "repro.stream", str(job_path), str(folder / f"{name}.pt")],
@@ -140,7 +139,7 @@ def run_children(job: dict, device: torch.device, folder: Path, timeout: float, 
             if proc.returncode != 0:
                 failures.append(f"{name} run failed (exit {proc.returncode}): {_last_line(err)}")
                 break
-            served = [name, runs[name][1]] if runs[name][1] else [name]
+            served = [name, ALONE] if name == ALONE_IN else [name]
             for run in served:
                 outputs[run] = torch.load(folder / f"{run}.pt", weights_only=True)
             progress(f"  {' + '.join(served):22} done in {time.perf_counter() - started:.1f}s")
@@ -151,7 +150,7 @@ def run_children(job: dict, device: torch.device, folder: Path, timeout: float, 
                 proc.wait()
     if failures:
         raise ChildFailed(failures[0])
-    for name, allocator, _ in RUNS:
+    for name, allocator in RUNS:
         if allocator == NEVER_REUSE and not outputs[name]["never_reuse_active"]:
             raise ChildFailed(f"{name}: the never-reuse allocator was not active in the child process")
     return outputs
@@ -201,7 +200,7 @@ def _on_freed(request: dict) -> int:
 def allocator_summary(outputs: dict, device: torch.device) -> dict:
     """Per run: the allocator, how many tracked tensors landed on a freed address, the probe."""
     summary = {}
-    for name, allocator, _ in RUNS:
+    for name, allocator in RUNS:
         requests = outputs[name]["requests"]
         summary[name] = {
             "allocator": allocator_label(allocator, device),
@@ -214,7 +213,7 @@ def allocator_summary(outputs: dict, device: torch.device) -> dict:
 
 def reference_unproven(summary: dict, device: torch.device) -> str | None:
     """Why the never-reuse runs cannot serve as the reference for a clean verdict, if so."""
-    for name, allocator, _ in RUNS:
+    for name, allocator in RUNS:
         if allocator != NEVER_REUSE:
             continue
         s = summary[name]
