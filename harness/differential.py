@@ -17,18 +17,20 @@ by ``repro.serving`` as a server serves it, the ``natural_reuse`` strategy) or a
 plain function ``fn(prompt, seed)`` (``--call``), whose tensors' memory is tracked
 per request to tell whether the allocator reused any.
 
-Three child processes run ``repro.stream`` as a script and write the runs' outputs to
-files the parent compares: the second never-reuse process also serves the alone run,
-forked before it serves anything itself.
+Three warm processes (``repro.warm``), one per allocator run, import the pipeline once
+and run each job (``repro.stream.main``: a stream, or one request alone; the traced
+re-runs of ``harness.pinpoint``) in a fresh fork; the jobs write the runs' outputs to
+files the parent compares. The second never-reuse process also serves the alone run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
-import subprocess
+import shutil
 import sys
 import tempfile
 import threading
@@ -43,17 +45,17 @@ from harness.environment import describe
 from harness.metrics import frame_ssim
 from harness.results import decode_clip, encode_clip, point_latest, write_atomic, write_json
 from harness.run import case_requests
-from repro import never_reuse
+from repro import never_reuse, warm
 from repro.callable import CallSpecError, as_outputs, resolve_call
 from repro.models import MODELS
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
 # name, allocator
 RUNS = (("never_reuse_a", NEVER_REUSE), ("never_reuse_b", NEVER_REUSE), ("normal", NORMAL), ("alone", NEVER_REUSE))
-# The alone run (each request alone) is served by never_reuse_b's process, forked from it
-# before it serves anything: one process fewer importing the pipeline, seconds under the
-# never-reuse allocator. never_reuse_a stays a process of its own, so that the two
-# never-reuse runs, and request 0 alone and in a stream, still come from two processes.
+# The alone run (each request alone, a job each) is served by never_reuse_b's warm process:
+# one process fewer importing the pipeline, seconds under the never-reuse allocator.
+# never_reuse_a has a process of its own, so that the two never-reuse runs, and request 0
+# alone and in a stream, still come from two processes (two hash seeds, two RNG states).
 ALONE, ALONE_IN = "alone", "never_reuse_b"
 
 # Per request, address axis: its output differs from the never-reuse run; or it does
@@ -85,7 +87,7 @@ class ChildFailed(RuntimeError):
     """A child process could not serve the requests (the message is one line)."""
 
 
-# --- the parent: three children, then compare ----------------------------------------
+# --- the parent: three warm processes, then compare -----------------------------------
 
 def child_environment(allocator: str, device: torch.device) -> dict:
     env = dict(os.environ)
@@ -108,48 +110,103 @@ def allocator_label(allocator: str, device: torch.device) -> str:
     return " ".join(["glibc malloc", *(f"{k}={v}" for k, v in env.items() if k.startswith("MALLOC_"))])
 
 
-def _last_line(err: str) -> str:
-    lines = [line.strip() for line in err.splitlines() if line.strip() and not line.startswith("alone: ")]
-    return lines[-1] if lines else "no message"
+# Checks inside shared_processes() keep their warm processes for the next check (the hunt's
+# two checks of a cell, a minute of imports under the never-reuse allocator): the block's
+# folder, and the processes and their device once started; None outside such a block.
+_shared: dict | None = None
 
 
-def run_children(job: dict, device: torch.device, folder: Path, timeout: float, progress=print) -> dict:
-    """Start the three child processes at once; return run name -> its outputs. Each finished
-    process prints a progress line; one still going after ``timeout`` seconds is stopped."""
-    procs, started = {}, time.perf_counter()
-    children = [(name, allocator) for name, allocator in RUNS if name != ALONE]
+@contextlib.contextmanager
+def shared_processes():
+    """Checks in this block share their three warm processes: the first starts them, the
+    rest reuse them, the block's end stops them. Every job still starts as a fresh process
+    would (``repro.warm``), so each check concludes what it would alone; two checks'
+    never-reuse runs share a hash seed, which no comparison across checks relies on."""
+    global _shared
+    outer, _shared = _shared, {"folder": Path(tempfile.mkdtemp(prefix="differential-warm-")), "processes": None}
     try:
-        for name, allocator in children:
-            job_path = folder / f"{name}.json"
-            alone_out = str(folder / f"{ALONE}.pt") if name == ALONE_IN else None
-            job_path.write_text(json.dumps({**job, "never_reuse": allocator == NEVER_REUSE, "alone_out": alone_out}))
-            procs[name] = subprocess.Popen(
-                [sys.executable, "-m", "repro.stream", str(job_path), str(folder / f"{name}.pt")],
-                env=child_environment(allocator, device), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                text=True)
-        outputs, failures = {}, []
-        for name, proc in procs.items():
-            left = max(1.0, timeout - (time.perf_counter() - started))
-            try:
-                _, err = proc.communicate(timeout=left)
-            except subprocess.TimeoutExpired:
-                failures.append(f"{name} run did not finish in {timeout:.0f}s (a request hangs?); "
-                                f"raise --call-timeout if it is only slow")
-                break
-            if proc.returncode != 0:
-                failures.append(f"{name} run failed (exit {proc.returncode}): {_last_line(err)}")
-                break
-            served = [name, ALONE] if name == ALONE_IN else [name]
-            for run in served:
-                outputs[run] = torch.load(folder / f"{run}.pt", weights_only=True)
-            progress(f"  {' + '.join(served):22} done in {time.perf_counter() - started:.1f}s")
+        yield
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    if failures:
-        raise ChildFailed(failures[0])
+        for process in (_shared["processes"] or {}).values():
+            process.stop()
+        shutil.rmtree(_shared["folder"], ignore_errors=True)
+        _shared = outer
+
+
+def _start_processes(job: dict, device: torch.device, folder: Path) -> dict:
+    """Three warm processes (``repro.warm``), each named after the run it serves and with
+    that run's allocator (never_reuse_b also serves the alone run)."""
+    (folder / "pipeline.json").write_text(json.dumps(job))
+    processes = {}
+    try:
+        for name, allocator in RUNS:
+            if name != ALONE:
+                processes[name] = warm.WarmProcess(name, folder / "pipeline.json", child_environment(allocator, device),
+                                                   folder / f"{name}.log")
+    except BaseException:
+        for process in processes.values():
+            process.stop()
+        raise
+    return processes
+
+
+@contextlib.contextmanager
+def warm_processes(job: dict, device: torch.device, folder: Path):
+    """The check's warm processes: its own, stopped when the block ends, or inside
+    :func:`shared_processes` the block's, kept while every job they were sent has ended."""
+    shared = _shared
+    if shared is not None and shared["processes"] is not None and shared["device"] == device:
+        processes = shared["processes"]
+    else:
+        if shared is not None and shared["processes"] is not None:  # started for another device
+            for process in shared["processes"].values():
+                process.stop()
+            shared["processes"] = None
+        processes = _start_processes(job, device, shared["folder"] if shared is not None else folder)
+    try:
+        yield processes
+    finally:
+        idle = all(not p.pending and p.proc.poll() is None for p in processes.values())
+        if shared is not None and idle:
+            shared["processes"], shared["device"] = processes, device
+        else:  # a job still running (a failure or a timeout stopped the check) is stopped with them
+            if shared is not None:
+                shared["processes"] = None
+            for process in processes.values():
+                process.stop()
+
+
+def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progress=print) -> dict:
+    """The four runs in the three processes; run name -> its outputs. A line as each run
+    ends; :class:`ChildFailed` when one fails or is still going after ``timeout`` seconds."""
+    started, jobs, names = time.perf_counter(), {}, {}  # run -> the files its jobs write; job label -> run
+    for name, allocator in RUNS:
+        # Each request alone is a job of its own; every other run is one job, its stream.
+        parts = [[r] for r in job["requests"]] if name == ALONE else [job["requests"]]
+        jobs[name] = []
+        for i, requests in enumerate(parts):
+            path = folder / f"{name}-{i}.json"
+            path.write_text(json.dumps({**job, "requests": requests, "never_reuse": allocator == NEVER_REUSE}))
+            jobs[name].append(folder / f"{name}-{i}.pt")
+            names[f"{name} run"] = name
+            processes[ALONE_IN if name == ALONE else name].submit(f"{name} run", "repro.stream:main",
+                                                                  [path, jobs[name][-1]])
+    outputs = {}
+
+    def collect(process, label):
+        name = names[label]
+        if name == ALONE and label in process.pending:
+            return  # more requests alone to come
+        parts = [torch.load(path, weights_only=True) for path in jobs[name]]
+        outputs[name] = {**parts[0], "requests": [r for part in parts for r in part["requests"]],
+                         "never_reuse_active": all(part["never_reuse_active"] for part in parts),
+                         "probe": {k: sum(part["probe"][k] for part in parts) for k in parts[0]["probe"]}}
+        progress(f"  {name:22} done in {time.perf_counter() - started:.1f}s")
+
+    try:
+        warm.wait_for(processes.values(), timeout, collect)
+    except warm.JobFailed as exc:
+        raise ChildFailed(str(exc)) from None
     for name, allocator in RUNS:
         if allocator == NEVER_REUSE and not outputs[name]["never_reuse_active"]:
             raise ChildFailed(f"{name}: the never-reuse allocator was not active in the child process")
@@ -340,9 +397,10 @@ def build_blocks(results: dict, files: dict) -> list:
     blocks: list = [Heading(results["title"], 1), Para(
         f"Pipeline {plan['model']}, cache: {plan['cache']}; {plan['requests']} requests per seed for seeds "
         f"{', '.join(map(str, plan['seeds']))}, served back to back in one stream, on {env['device']} "
-        f"({env['device_name']}), torch {env['torch']}, git {env['git_revision']}. The same requests ran in four "
-        f"fresh processes: twice under an allocator that never hands a freed address back, once under the normal "
-        f"allocator, and once never-reuse with each request served alone in a fresh process. A request whose "
+        f"({env['device_name']}), torch {env['torch']}, git {env['git_revision']}. The same requests ran four times, "
+        f"each job a fresh fork of a process that had only imported the pipeline: twice under an allocator that "
+        f"never hands a freed address back, once under the normal allocator, and once never-reuse with each request "
+        f"served alone. A request whose "
         f"memory did not land where other content had been is inconclusive on the address axis, never a pass.")]
     blocks += [Heading("Verdict"), Para(f"{results['verdict']}: {results['reason']}")]
     for finding in results.get("localised", []):
@@ -542,22 +600,26 @@ def check(parser, args) -> int:
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
     try:
-        with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="differential-") as tmp, \
+                warm_processes(job, plan.device, Path(tmp)) as processes:
             # never_reuse_b serves every request twice: alone, then in the stream
-            outputs = run_children(job, plan.device, Path(tmp), args.call_timeout * 2 * len(requests) + 60)
+            outputs = serve_runs(processes, job, Path(tmp), args.call_timeout * 2 * len(requests) + 60)
+            timings["serve"] = time.perf_counter() - started
+            results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
+            first = first_positions(results["records"])
+            if first and args.call:
+                from harness.pinpoint import localise_findings
+                started = time.perf_counter()
+                print("localising: serving again up to the first diverging request with tracing on", flush=True)
+                # In the processes the runs came from; the request alone in the one that served no stream alone
+                runs = {"never_reuse": processes[ALONE_IN], "normal": processes["normal"],
+                        "alone": processes["never_reuse_a"]}
+                results["localised"] = localise_findings(job, requests, first, runs, Path(tmp),
+                                                         args.call_timeout * len(requests) + 60)
+                timings["localise"] = time.perf_counter() - started
+                results["environment"]["seconds"] = round(sum(timings.values()), 2)
     except ChildFailed as exc:
         return _give_up(str(exc), out, existed)
-    timings["serve"] = time.perf_counter() - started
-    results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
-    first = first_positions(results["records"])
-    if first and args.call:
-        from harness.pinpoint import localise_findings
-        started = time.perf_counter()
-        print(f"localising: serving again up to the first diverging request with tracing on", flush=True)
-        results["localised"] = localise_findings(job, requests, first, lambda a: child_environment(a, plan.device),
-                                                 args.call_timeout * len(requests) + 60)
-        timings["localise"] = time.perf_counter() - started
-        results["environment"]["seconds"] = round(sum(timings.values()), 2)
     results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
     started = time.perf_counter()
     write_results(out, results)

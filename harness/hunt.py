@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harness.differential import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC
+from harness.differential import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC, shared_processes
 from harness.results import point_latest, write_atomic, write_json
 
 LIBRARIES = ("diffusers",)
@@ -164,16 +164,17 @@ def plan_cells(models: list[str] | None = None) -> list[tuple[str, list[str]]]:
 def hunt_hook(hook: str, models: list[str], out: Path, every_model: bool, progress=print) -> list[Cell]:
     """The hook on the first model that accepts it (or on every one): its row of the table."""
     cells, served = [], False
-    for model in models:
-        if served and not every_model:
-            why, places = applicability(model, hook)
-            cells.append(Cell(hook, model, "not applicable", why, places=places) if why else
-                         Cell(hook, model, NOT_SERVED, "served on the row's first model (--every-model serves "
-                                                       "each)", places=places))
-            continue
-        cell = run_cell(model, hook, out / "cells", progress)
-        served = served or cell.outcome != "not applicable"
-        cells.append(cell)
+    with shared_processes():  # one set of warm processes for the row's checks: their imports once
+        for model in models:
+            if served and not every_model:
+                why, places = applicability(model, hook)
+                cells.append(Cell(hook, model, "not applicable", why, places=places) if why else
+                             Cell(hook, model, NOT_SERVED, "served on the row's first model (--every-model serves "
+                                                           "each)", places=places))
+                continue
+            cell = run_cell(model, hook, out / "cells", progress)
+            served = served or cell.outcome != "not applicable"
+            cells.append(cell)
     return cells
 
 

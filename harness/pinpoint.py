@@ -7,7 +7,8 @@ of that request recorded (``harness.localise``), and the traces are compared.
 - state axis: the request after the ones before it, and the request alone in a
   fresh process, both never-reuse.
 
-Each child runs this module as a script: ``python -m harness.pinpoint JOB.json OUT.json``.
+Each traced run is :func:`main` as a job of one of the check's warm processes (``repro.warm``):
+``main([JOB.json, OUT.pt])``.
 For ``--call`` pipelines only (a ``--model`` one is served by a generator loop the
 recorder is not wired into).
 """
@@ -15,16 +16,14 @@ recorder is not wired into).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import torch
 
 from harness import localise
-from repro import never_reuse
+from repro import never_reuse, warm
 from repro.stream import serve_call
 
 NOT_REPRODUCED = ("the traced re-runs did not diverge at any request (the allocator placed the tensors "
@@ -45,49 +44,40 @@ def child(job: dict) -> dict:
             "outputs": [r["outputs"] for r in result["requests"]]}
 
 
-def localise_findings(job: dict, requests: list, first: dict, env_of, timeout: float, progress=print) -> list[dict]:
-    """``first``: axis -> position of its first diverging request. Runs the traced children
-    (``env_of(allocator)`` gives each one's environment); returns one finding per axis."""
+def localise_findings(job: dict, requests: list, first: dict, processes: dict, folder: Path, timeout: float,
+                      progress=print) -> list[dict]:
+    """``first``: axis -> position of its first diverging request. Runs the traced jobs in
+    ``processes`` (warm processes, ``repro.warm``, by run: ``never_reuse``, ``normal``,
+    ``alone``), writing into ``folder``; returns one finding per axis."""
     address, state = first.get("address"), first.get("state")
-    runs = {}  # name -> (allocator, requests, traced positions)
+    runs = {}  # name -> (requests, traced positions)
     upto = max(p for p in (address, state) if p is not None)
     # On the address axis every request is traced in both runs (the recorder allocates too, so
     # where the allocator puts things changes): the place is named at the first request where
     # the traced runs differ again.
     traced = set(range(len(requests))) if address is not None else set()
     upto = len(requests) - 1 if address is not None else upto
-    runs["never_reuse"] = ("never_reuse", requests[:upto + 1], sorted(traced | ({state} - {None})))
+    runs["never_reuse"] = (requests[:upto + 1], sorted(traced | ({state} - {None})))
     if address is not None:
-        runs["normal"] = ("normal", requests, sorted(traced))
+        runs["normal"] = (requests, sorted(traced))
     if state is not None:
-        runs["alone"] = ("never_reuse", [requests[state]], [0])
-    started = time.perf_counter()
-    traces = {}
-    with tempfile.TemporaryDirectory(prefix="pinpoint-") as tmp:
-        procs = {}
-        try:
-            for name, (allocator, served, traced) in runs.items():
-                path = Path(tmp) / f"{name}.json"
-                path.write_text(json.dumps({**job, "requests": served, "traced": traced,
-                                           "never_reuse": allocator == "never_reuse"}))
-                procs[name] = subprocess.Popen([sys.executable, "-m", "harness.pinpoint", str(path),
-                                                str(Path(tmp) / f"{name}.out.pt")], env=env_of(allocator),
-                                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            for name, proc in procs.items():
-                _, err = proc.communicate(timeout=max(1.0, timeout - (time.perf_counter() - started)))
-                if proc.returncode != 0:
-                    lines = [line for line in err.splitlines() if line.strip()]
-                    return [{"axis": "localisation", "place": f"the traced {name} run failed: "
-                                                              f"{lines[-1] if lines else proc.returncode}"}]
-                traces[name] = torch.load(Path(tmp) / f"{name}.out.pt", weights_only=True)
-                progress(f"  traced {name:11} done in {time.perf_counter() - started:.1f}s")
-        except subprocess.TimeoutExpired:
-            return [{"axis": "localisation", "place": f"the traced runs did not finish in {timeout:.0f}s"}]
-        finally:
-            for proc in procs.values():
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
+        runs["alone"] = ([requests[state]], [0])
+    started, traces, names = time.perf_counter(), {}, {}  # names: job label -> run
+    for name, (served, traced) in runs.items():
+        path = folder / f"traced-{name}.json"
+        path.write_text(json.dumps({**job, "requests": served, "traced": traced, "never_reuse": name != "normal"}))
+        names[f"the traced {name} run"] = name
+        processes[name].submit(f"the traced {name} run", "harness.pinpoint:main", [path, folder / f"traced-{name}.pt"])
+
+    def collect(process, label):
+        name = names[label]
+        traces[name] = torch.load(folder / f"traced-{name}.pt", weights_only=True)
+        progress(f"  traced {name:11} done in {time.perf_counter() - started:.1f}s")
+
+    try:
+        warm.wait_for([processes[name] for name in runs], timeout, collect)
+    except warm.JobFailed as exc:
+        return [{"axis": "localisation", "place": str(exc)}]
     findings = []
     if address is not None:
         again = next((i for i, (a, b) in enumerate(zip(traces["never_reuse"]["outputs"], traces["normal"]["outputs"]))
@@ -124,5 +114,3 @@ def main(argv) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

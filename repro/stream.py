@@ -1,6 +1,6 @@
 """Back-to-back requests in this process, recorded for the differential check
-(``harness.differential``), which runs this module as a script in fresh child
-processes: ``python -m repro.stream JOB.json OUT.pt``.
+(``harness.differential``), which runs :func:`main` as a job of a warm process
+(``repro.warm``, set up by :func:`prepare`): ``main([JOB.json, OUT.pt])``.
 
 The pipeline is a model (``job["model"]``, served by ``repro.serving`` as a server
 serves it: fresh prompt sources, freed at the end of each request, the allocator
@@ -8,12 +8,7 @@ decides where the next ones go) or a plain function (``job["call"]``,
 ``fn(prompt, seed)``). Per request: its outputs, frames when there are images,
 and which memory of an earlier request its tensors landed on, by then freed.
 
-``job["alone_out"]``: first serve each request alone, as the first of a fresh
-process, into that file; then the stream as usual. This process imports what the
-pipeline needs, then forks one child per request, before anything is built or
-called: each child starts from the state a fresh process has, and the stream after
-them too (the children's work stays in the children). One process serves both, so
-the pipeline's imports are paid once: seconds under the never-reuse allocator.
+A request served alone is a job of its own: a job whose requests are that one.
 """
 
 from __future__ import annotations
@@ -21,9 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import sys
-import traceback
 from pathlib import Path
 
 import torch
@@ -33,7 +26,7 @@ from torch.utils._pytree import tree_leaves
 from cache_impl import resolve
 from repro import never_reuse
 from repro.callable import as_outputs, frames_of, resolve_call
-from repro.models import load_model
+from repro.models import import_model, load_model
 from repro.serving import STRATEGIES, serve
 
 
@@ -169,47 +162,17 @@ def serve_requests(job: dict, requests: list) -> dict:
     return (serve_call if job.get("call") else serve_model)(job, requests)
 
 
-def _warm_up(job: dict) -> None:
-    """Load what every child would otherwise load again on first use (lazy imports of
-    torch.save and, for a function, of the dispatch mode that records its memory: it
-    imports torch._dynamo, seconds under the never-reuse allocator, which a model never
-    uses), touching no state of the pipeline."""
-    if job.get("call"):
-        with new_allocations():
-            torch.zeros(2) + 1
-    torch.save({"x": torch.zeros(1)}, io.BytesIO())
-
-
-def serve_each_alone(job: dict, folder: Path) -> dict:
-    """Each request as the first one of a fresh process (a fork of this one, which has
-    built and called nothing)."""
+def prepare(job: dict) -> None:
+    """Import what serving ``job`` needs, and what torch loads on first use (torch.save; for a
+    function, the dispatch mode that records its memory), building and calling nothing of the
+    pipeline: what each job of a warm process (``repro.warm``) then starts from."""
     if job.get("call"):
         resolve_call(job["call"], job.get("call_kwargs"))  # imports only: the module's state starts empty
-    _warm_up(job)
-    served, model = [], None
-    for i, request in enumerate(job["requests"]):
-        out = folder / f"alone-{i}.pt"
-        pid = os.fork()
-        if pid == 0:  # the child: serve one request, write it, leave without running the parent's cleanup
-            code = 0
-            try:
-                torch.save(serve_requests(job, [request]), out)
-            except BaseException:  # noqa: BLE001 - reported to the parent as the child's last line
-                traceback.print_exc()
-                code = 1
-            finally:
-                sys.stderr.flush()
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"{_request_label(request)} served alone failed "
-                               f"(exit {os.waitstatus_to_exitcode(status)})")
-        result = torch.load(out, weights_only=True)
-        out.unlink()
-        model = result["model"]
-        served += result["requests"]
-        print(f"alone: {_request_label(request)} done", file=sys.stderr, flush=True)
-    return {"model": model, "requests": served}
+        with new_allocations():
+            torch.zeros(2) + 1
+    else:
+        import_model(job["model"])
+    torch.save({"x": torch.zeros(1)}, io.BytesIO())
 
 
 def main(argv) -> int:
@@ -219,16 +182,8 @@ def main(argv) -> int:
         print("the never-reuse allocator did not load in the child process (the loader refused the "
               f"LD_PRELOAD of libasan): {never_reuse.INSTALL_HINT}", file=sys.stderr)
         return 2
-    results = {}
-    if job.get("alone_out"):  # before the stream: the forks must start from a process that has served nothing
-        results[job["alone_out"]] = serve_each_alone(job, Path(out_path).parent)
-    results[out_path] = serve_requests(job, job["requests"])
-    probe = never_reuse.reuse_probe(torch.device(job["device"]))
-    for path, result in results.items():
-        result.update(never_reuse_active=never_reuse.is_active(), probe=probe)
-        torch.save(result, path)
+    result = serve_requests(job, job["requests"])
+    result["never_reuse_active"] = never_reuse.is_active()
+    result["probe"] = never_reuse.reuse_probe(torch.device(job["device"]))
+    torch.save(result, out_path)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

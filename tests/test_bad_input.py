@@ -5,6 +5,8 @@ traceback, nothing left behind. Exit 2 for bad usage; 4 when a run or its report
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 import torch
@@ -318,6 +320,15 @@ def _assert_interrupted(code, err, prog):
     assert err.count("\n") == 1 and err.startswith(f"{prog}: interrupted") and "Traceback" not in err, err
 
 
+def _child_processes() -> list[str]:
+    """This process's children still running (Linux; empty where /proc cannot say)."""
+    pid = os.getpid()
+    try:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+
+
 def _no_temporary_files(folder):
     return not [p for p in folder.rglob(".*") if p.name.endswith(".tmp")]
 
@@ -365,11 +376,13 @@ def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports,
     from harness import differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.run_children")
+    _interrupt_at(monkeypatch, "harness.differential.serve_runs")
     out_dir = tmp_path / "differential-run"
+    before = _child_processes()
     code, out, err = _run(capsys, main, ["differential", "--model", "toy",
                                          *(["--out", str(out_dir)] if given_out else [])])
     _assert_interrupted(code, err, "python -m harness")
+    assert _child_processes() == before  # the warm processes, started by then, are stopped
     assert not out_dir.exists() and sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
 
 
@@ -381,7 +394,7 @@ def test_hunt_interrupted_inside_its_nested_differential_stops_the_hunt(capsys, 
     from harness import differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.run_children")
+    _interrupt_at(monkeypatch, "harness.differential.serve_runs")
     code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "TextKVCacheConfig"])
     _assert_interrupted(code, err, "python -m harness")
     assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]

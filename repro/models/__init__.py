@@ -63,6 +63,17 @@ def check_model_spec(spec: str) -> None:
     _factory(spec)
 
 
+def import_model(spec: str) -> None:
+    """Import what building ``spec`` needs, building nothing (a warm process does this once)."""
+    if spec == "toy":
+        import repro.models.toy  # noqa: F401
+    elif spec in REAL_MODELS:
+        _require_diffusers(spec)
+        import repro.models.diffusers_video  # noqa: F401
+    else:
+        _factory(spec)
+
+
 def _require_diffusers(spec: str) -> None:
     """Find diffusers without importing it (an import takes seconds)."""
     if importlib.util.find_spec("diffusers") is None:
@@ -80,4 +91,4 @@ def _factory(spec: str):
 
 
 __all__ = ["DIFFUSERS_RANGE", "MODELS", "REAL_MODELS", "STATS", "ModelSpecError", "Observer", "VideoModel",
-           "check_model_spec", "load_model"]
+           "check_model_spec", "import_model", "load_model"]
