@@ -376,14 +376,24 @@ def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports,
     from harness import differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.serve_runs")
+    _interrupt_at(monkeypatch, "harness.differential.warm_processes")
     out_dir = tmp_path / "differential-run"
-    before = _child_processes()
     code, out, err = _run(capsys, main, ["differential", "--model", "toy",
                                          *(["--out", str(out_dir)] if given_out else [])])
     _assert_interrupted(code, err, "python -m harness")
-    assert _child_processes() == before  # the warm processes, started by then, are stopped
     assert not out_dir.exists() and sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
+
+
+def test_differential_interrupted_while_serving_stops_its_processes(capsys, monkeypatch, reports, tmp_path):
+    from harness import differential
+    from harness.__main__ import main
+    monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
+    _interrupt_at(monkeypatch, "harness.differential.serve_runs")
+    before = _child_processes()
+    code, out, err = _run(capsys, main, ["differential", "--model", "toy", "--out", str(tmp_path / "run")])
+    _assert_interrupted(code, err, "python -m harness")
+    assert _child_processes() == before  # the warm processes, started by then, are stopped
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.diffusion
@@ -394,7 +404,7 @@ def test_hunt_interrupted_inside_its_nested_differential_stops_the_hunt(capsys, 
     from harness import differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.serve_runs")
+    _interrupt_at(monkeypatch, "harness.differential.warm_processes")
     code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "TextKVCacheConfig"])
     _assert_interrupted(code, err, "python -m harness")
     assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
