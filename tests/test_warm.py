@@ -56,21 +56,34 @@ def _children() -> list[str]:
     return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
 
 
-@pytest.fixture
-def process(tmp_path, monkeypatch):
-    (tmp_path / "theirjobs.py").write_text(textwrap.dedent(JOBS))
-    (tmp_path / "pipeline.json").write_text(json.dumps({"call": "theirjobs:pipeline", "model": None}))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
-    p = warm.WarmProcess("w", tmp_path / "pipeline.json", env, tmp_path / "w.log")
+def _start(folder: Path, pipeline: str = "theirjobs:pipeline") -> warm.WarmProcess:
+    (folder / "theirjobs.py").write_text(textwrap.dedent(JOBS))
+    (folder / "pipeline.json").write_text(json.dumps({"call": pipeline, "model": None}))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), os.getcwd()])}
+    return warm.WarmProcess("w", folder / "pipeline.json", env, folder / "w.log")
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One process for the tests whose jobs end on their own: a job that fails leaves it
+    serving the next."""
+    p = _start(tmp_path_factory.mktemp("warm"))
     yield p
     p.stop()
 
 
-def test_every_job_starts_fresh_and_answers_in_order(process, tmp_path):
+@pytest.fixture
+def process(tmp_path):
+    p = _start(tmp_path)
+    yield p
+    p.stop()
+
+
+def test_every_job_starts_fresh_and_answers_in_order(shared, tmp_path):
     done = []
     for i in range(3):
-        process.submit(f"job {i}", "theirjobs:count", [tmp_path / f"count-{i}"])
-    warm.wait_for([process], 60, lambda p, label: done.append(label))
+        shared.submit(f"job {i}", "theirjobs:count", [tmp_path / f"count-{i}"])
+    warm.wait_for([shared], 60, lambda p, label: done.append(label))
     assert done == ["job 0", "job 1", "job 2"]
     # Each job saw the module as imported, none of the earlier jobs' state.
     assert [(tmp_path / f"count-{i}").read_text() for i in range(3)] == ["1", "1", "1"]
@@ -79,10 +92,10 @@ def test_every_job_starts_fresh_and_answers_in_order(process, tmp_path):
 @pytest.mark.parametrize("function, says", [("theirjobs:fails", "job failed (exit 1): ValueError: no GPU here"),
                                             ("theirjobs:exits", "job failed (exit 3)"),
                                             ("theirjobs:missing", "has no callable 'missing'")])
-def test_a_failing_job_is_one_line(process, function, says):
-    process.submit("job", function, [])
+def test_a_failing_job_is_one_line(shared, function, says):
+    shared.submit("job", function, [])
     with pytest.raises(warm.JobFailed) as failed:
-        warm.wait_for([process], 60)
+        warm.wait_for([shared], 60)
     assert says in str(failed.value) and "\n" not in str(failed.value)
 
 
@@ -110,8 +123,7 @@ def test_a_hanging_job_runs_out_of_time_and_stop_leaves_nothing_running(process,
 
 
 def test_a_pipeline_that_cannot_import_ends_its_process_in_one_line(tmp_path):
-    (tmp_path / "pipeline.json").write_text(json.dumps({"call": "nowhere_at_all:fn", "model": None}))
-    process = warm.WarmProcess("w", tmp_path / "pipeline.json", dict(os.environ), tmp_path / "w.log")
+    process = _start(tmp_path, pipeline="nowhere_at_all:fn")
     try:
         process.submit("the first job", "theirjobs:count", [tmp_path / "x"])
         with pytest.raises(warm.JobFailed, match="the first job failed: its process ended .*nowhere_at_all"):
