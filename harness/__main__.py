@@ -93,8 +93,9 @@ def build_parser() -> OneLineParser:
     from harness.differential import add_arguments as add_differential_arguments
     add_differential_arguments(sub.add_parser(
         "differential", help="does anything in a model's pipeline follow an address? (no cache knowledge needed)",
-        description="Serve the same back-to-back requests in three fresh processes, twice under an allocator "
-                    "that never hands a freed address back and once under the normal one, and compare. Exit 0 "
+        description="Serve the same back-to-back requests, twice under an allocator that never hands a freed "
+                    "address back, once under the normal one and once never-reuse with each request alone, "
+                    "every run from a fresh process, and compare. Exit 0 "
                     "clean, 1 address-dependent, 3 inconclusive (no address was reused), 4 nondeterministic "
                     "(the never-reuse runs disagree), 2 for bad usage or a missing never-reuse allocator."))
 

@@ -594,8 +594,8 @@ def check(parser, args) -> int:
            "steps": plan.steps, "dtype": args.dtype, "requests": requests}
     label = args.call or args.model
     print(f"serving {label} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
-          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse; normal; "
-          f"never-reuse with each request alone, then back to back)", flush=True)
+          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three warm processes (never-reuse; normal; "
+          f"never-reuse, each request alone and back to back), each run in a fresh fork", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
