@@ -40,8 +40,11 @@ def _run_job(function: str, args: list) -> int:
         fn = load_callable(function, RuntimeError, function, f"{function}: expected package.module:function")
         code = fn(args)
         return code if isinstance(code, int) else 0
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except SystemExit as exc:  # as the interpreter would: a message goes to stderr, exit 1
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
     except BaseException:  # noqa: BLE001 - the parent reads the last line of stderr
         traceback.print_exc()
         return 1
@@ -52,7 +55,7 @@ def serve_jobs(job_path: str) -> None:
 
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     nowhere = os.open(os.devnull, os.O_RDWR)
-    os.dup2(nowhere, 1)  # stdout is the answers' alone: what the pipeline prints goes nowhere
+    os.dup2(nowhere, 1)  # the answers have a descriptor of their own; what the pipeline prints goes nowhere
     prepare(json.loads(Path(job_path).read_text()))
     sys.stdout.flush()
     for line in sys.stdin:
