@@ -355,19 +355,23 @@ def factory(device, steps=None, dtype=None):
 '''
 
 
-def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path):
+def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path, monkeypatch, capsys):
+    """The seam, through the command line in this process with the user's package on the path
+    (``python -m repro`` as a process of its own: the piped run in tests/test_repro_matrix.py)."""
+    from repro.__main__ import main
     package = tmp_path / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "models.py").write_text(textwrap.dedent(OUTSIDE_MODEL))
+    for name in ("mypkg", "mypkg.models"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "run"
-    env_path = f"{tmp_path}:{':'.join(sys.path)}"
-    done = subprocess.run([sys.executable, "-m", "repro", "--model", "mypkg.models:factory", "--cache",
-                           "fingerprint", "weakref", "--scenario", "freed_address_reused", "--seed", "0",
-                           "--requests", "2", "--out", str(out)], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "diffusers" not in done.stderr
+    code = main(["--model", "mypkg.models:factory", "--cache", "fingerprint", "weakref", "--scenario",
+                 "freed_address_reused", "--seed", "0", "--requests", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err[-2000:]
+    assert "diffusers" not in err
     results = load(out)
     second = {r.cache: r for r in results.records if r.request == 1}
     assert {r.model for r in results.records} == {"outside"}
