@@ -34,7 +34,7 @@ def test_pytest_plugin_audits_an_outside_cache_from_outside_the_repo(tmp_path, a
     if autoload:  # the clean run once is enough
         # A cache that meets L2 passes every test: torch_weak_id, whose one finding, a wrong miss
         # on new view objects, costs reuse only, in the plugin as in the audit (exit 0 there at L2).
-        clean = _plugin_run(tmp_path, "torch_weak_id", "L2", "--cache-dtypes", "float32")
+        clean = _plugin_run(tmp_path, "cache_impl.torch_weak_id:WeakIdCache", "L2", "--cache-dtypes", "float32")
         assert clean.returncode == 0, clean.stdout[-3000:]
         assert " passed" in clean.stdout and "failed" not in clean.stdout
 
