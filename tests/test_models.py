@@ -378,15 +378,21 @@ def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path, monkey
     assert second["fingerprint"].verdict == CONTAMINATED and second["weakref"].verdict == CLEAN
 
 
-NO_NETWORK = '''
+# One fresh Python for two checks, in this order: first the toy with the harness's run, command
+# line and report imported, then the real models with the network off. Both need a process of
+# their own (nothing imported before), and starting one is most of each check's cost.
+FRESH_PROCESS = '''
 import socket, sys
 def refuse(*args, **kwargs):
     raise OSError("network is off in this test")
 socket.socket.connect = socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 import torch
-from cache_impl import resolve
 from repro.models import load_model
+import harness.run, harness.cli, harness.report
+load_model("toy", torch.device("cpu"))
+print("the toy imported diffusers:", "diffusers" in sys.modules, flush=True)
+from cache_impl import resolve
 for name in ("helios", "wan"):
     model = load_model(name, torch.device("cpu"), steps=2)
     model.install_caches(resolve("weakref"))
@@ -397,26 +403,24 @@ print("built and ran offline", "diffusers" in sys.modules)
 '''
 
 
-@pytest.mark.core_model
-def test_real_models_build_and_run_with_the_network_off(tmp_path):
-    script = tmp_path / "offline.py"
-    script.write_text(NO_NETWORK)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "built and ran offline True" in done.stdout
+@pytest.fixture(scope="module")
+def fresh_process(tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")  # no cache of downloaded models there
+    script = home / "fresh.py"
+    script.write_text(FRESH_PROCESS)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "HOME": str(home)})
 
 
 @pytest.mark.core_model
-def test_the_toy_never_imports_diffusers():
-    done = subprocess.run([sys.executable, "-c", "import sys, torch\n"
-                           "from repro.models import load_model\n"
-                           "import harness.run, harness.cli, harness.report\n"
-                           "load_model('toy', torch.device('cpu'))\n"
-                           "print('diffusers' in sys.modules)"],
-                          capture_output=True, text=True, timeout=120, env={"PYTHONPATH": ":".join(sys.path)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+def test_real_models_build_and_run_with_the_network_off(fresh_process):
+    assert fresh_process.returncode == 0, fresh_process.stderr[-3000:]
+    assert "built and ran offline True" in fresh_process.stdout
+
+
+@pytest.mark.core_model
+def test_the_toy_never_imports_diffusers(fresh_process):
+    assert "the toy imported diffusers: False\n" in fresh_process.stdout, fresh_process.stderr[-3000:]
 
 
 @pytest.mark.core_model
