@@ -46,7 +46,7 @@ endif
 # Bytecode caches on for the run, even where the environment sets PYTHONDONTWRITEBYTECODE:
 # the suite starts many Python processes (workers, command lines, snippets, pytest in pytest),
 # and without __pycache__ each compiles every module it imports and pytest rewrites every test
-# and plugin module again, run after run (collecting the suite: 4.3 CPU-s without, 2.7 with).
+# and plugin module again, run after run (collecting the suite, under load: 4.1 CPU-s without, 2.4 with).
 test: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(ENV_PY) -m pytest -n auto --dist worksteal $(PYTEST_ARGS)
 
