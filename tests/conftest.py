@@ -8,9 +8,6 @@ import os
 
 import pytest
 
-from cache_impl import DESIGNS
-from repro.scenarios import CATALOGUE
-
 
 def pytest_addoption(parser):
     group = parser.getgroup("address-reuse harness")
@@ -41,14 +38,17 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
+    # Imported here, not at the top: the xdist controller loads this file too, and never
+    # collects a test, so it need not start torch.
+    from cache_impl import DESIGNS
+    from repro.scenarios import CATALOGUE
     if "design" in metafunc.fixturenames:
         metafunc.parametrize("design", list(DESIGNS))
     if "sweep_case" in metafunc.fixturenames:
-        from cache_impl import DESIGNS as designs
         from repro.serving import STRATEGIES
         seeds = range(metafunc.config.getoption("--sweep-seeds"))
         models = metafunc.config.getoption("--sweep-model") or ["toy"]
-        cases = [(m, s, d, seed) for m in models for s in STRATEGIES for d in designs for seed in seeds]
+        cases = [(m, s, d, seed) for m in models for s in STRATEGIES for d in DESIGNS for seed in seeds]
         metafunc.parametrize("sweep_case", cases, ids=[f"{m}-{s}-{d}-seed{seed}" for m, s, d, seed in cases])
     if "hunt_hook" in metafunc.fixturenames:
         # The one cell every run keeps: the hook keyed by an address, the hunt's reason to exist.

@@ -99,11 +99,15 @@ def test_installs_into_an_environment_with_another_diffusers_and_leaves_it(tmp_p
         shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     _run([python, "-m", "pip", "install", "-q", "--no-build-isolation", str(source)], env=clean, cwd=tmp_path)
 
-    where = json.loads(_run([python, "-c", "import json, diffusers, harness; print(json.dumps("
-                                           "[diffusers.__version__, harness.__file__]))"],
+    # The diffusers release installed here and the file `import diffusers` loads, read without
+    # importing it (that is torch's start-up; the compare run below imports it and serves with it).
+    where = json.loads(_run([python, "-c", "import importlib.metadata, importlib.util, json, harness; print(json.dumps("
+                                           "[importlib.metadata.version('diffusers'), "
+                                           "importlib.util.find_spec('diffusers').origin, harness.__file__]))"],
                             env=clean, cwd=tmp_path).stdout)
     assert where[0] == OTHER_DIFFUSERS, "installing the harness changed the environment's diffusers"
-    assert where[1].startswith(str(env_dir)), f"harness imported from {where[1]}, not the installed package"
+    assert where[1].startswith(str(env_dir)), f"diffusers imports from {where[1]}, not the environment's own"
+    assert where[2].startswith(str(env_dir)), f"harness imported from {where[2]}, not the installed package"
 
     out = tmp_path / "run"
     done = _run([env_dir / "bin" / "address-reuse", "compare", "--before", "fingerprint", "--after", "weakref",

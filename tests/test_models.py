@@ -355,34 +355,44 @@ def factory(device, steps=None, dtype=None):
 '''
 
 
-def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path):
+def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path, monkeypatch, capsys):
+    """The seam, through the command line in this process with the user's package on the path
+    (``python -m repro`` as a process of its own: the piped run in tests/test_repro_matrix.py)."""
+    from repro.__main__ import main
     package = tmp_path / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "models.py").write_text(textwrap.dedent(OUTSIDE_MODEL))
+    for name in ("mypkg", "mypkg.models"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "run"
-    env_path = f"{tmp_path}:{':'.join(sys.path)}"
-    done = subprocess.run([sys.executable, "-m", "repro", "--model", "mypkg.models:factory", "--cache",
-                           "fingerprint", "weakref", "--scenario", "freed_address_reused", "--seed", "0",
-                           "--requests", "2", "--out", str(out)], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "diffusers" not in done.stderr
+    code = main(["--model", "mypkg.models:factory", "--cache", "fingerprint", "weakref", "--scenario",
+                 "freed_address_reused", "--seed", "0", "--requests", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err[-2000:]
+    assert "diffusers" not in err
     results = load(out)
     second = {r.cache: r for r in results.records if r.request == 1}
     assert {r.model for r in results.records} == {"outside"}
     assert second["fingerprint"].verdict == CONTAMINATED and second["weakref"].verdict == CLEAN
 
 
-NO_NETWORK = '''
+# One fresh Python for two checks, in this order: first the toy with the harness's run, command
+# line and report imported, then the real models with the network off. Both need a process of
+# their own (nothing imported before), and starting one is most of each check's cost.
+FRESH_PROCESS = '''
 import socket, sys
 def refuse(*args, **kwargs):
     raise OSError("network is off in this test")
 socket.socket.connect = socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 import torch
-from cache_impl import resolve
 from repro.models import load_model
+import harness.run, harness.cli, harness.report
+load_model("toy", torch.device("cpu"))
+print("the toy imported diffusers:", "diffusers" in sys.modules, flush=True)
+from cache_impl import resolve
 for name in ("helios", "wan"):
     model = load_model(name, torch.device("cpu"), steps=2)
     model.install_caches(resolve("weakref"))
@@ -393,26 +403,24 @@ print("built and ran offline", "diffusers" in sys.modules)
 '''
 
 
-@pytest.mark.core_model
-def test_real_models_build_and_run_with_the_network_off(tmp_path):
-    script = tmp_path / "offline.py"
-    script.write_text(NO_NETWORK)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "built and ran offline True" in done.stdout
+@pytest.fixture(scope="module")
+def fresh_process(tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")  # no cache of downloaded models there
+    script = home / "fresh.py"
+    script.write_text(FRESH_PROCESS)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "HOME": str(home)})
 
 
 @pytest.mark.core_model
-def test_the_toy_never_imports_diffusers():
-    done = subprocess.run([sys.executable, "-c", "import sys, torch\n"
-                           "from repro.models import load_model\n"
-                           "import harness.run, harness.cli, harness.report\n"
-                           "load_model('toy', torch.device('cpu'))\n"
-                           "print('diffusers' in sys.modules)"],
-                          capture_output=True, text=True, timeout=120, env={"PYTHONPATH": ":".join(sys.path)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+def test_real_models_build_and_run_with_the_network_off(fresh_process):
+    assert fresh_process.returncode == 0, fresh_process.stderr[-3000:]
+    assert "built and ran offline True" in fresh_process.stdout
+
+
+@pytest.mark.core_model
+def test_the_toy_never_imports_diffusers(fresh_process):
+    assert "the toy imported diffusers: False\n" in fresh_process.stdout, fresh_process.stderr[-3000:]
 
 
 @pytest.mark.core_model

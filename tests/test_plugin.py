@@ -32,16 +32,11 @@ def test_pytest_plugin_audits_an_outside_cache_from_outside_the_repo(tmp_path, a
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
     assert "storage_swapped" in done.stdout and "false hit" in done.stdout
     if autoload:  # the clean run once is enough
-        clean = _plugin_run(tmp_path, "cache_impl.hardened:HardenedCache", "L2", "--cache-dtypes", "float32")
+        # A cache that meets L2 passes every test: torch_weak_id, whose one finding, a wrong miss
+        # on new view objects, costs reuse only, in the plugin as in the audit (exit 0 there at L2).
+        clean = _plugin_run(tmp_path, "cache_impl.torch_weak_id:WeakIdCache", "L2", "--cache-dtypes", "float32")
         assert clean.returncode == 0, clean.stdout[-3000:]
         assert " passed" in clean.stdout and "failed" not in clean.stdout
-
-
-def test_pytest_plugin_and_audit_agree_on_an_advisory_miss(tmp_path):
-    """One answer: torch_weak_id's wrong miss on new view objects costs reuse only,
-    in the plugin as in the audit (exit 0 there at L2)."""
-    done = _plugin_run(tmp_path, "torch_weak_id", "L2", "--cache-dtypes", "float32")
-    assert done.returncode == 0, done.stdout[-3000:]
 
 
 def test_pytest_plugin_reports_a_spec_that_does_not_import_once(tmp_path):

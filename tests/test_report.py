@@ -24,6 +24,15 @@ def results():
     return synthetic_results()
 
 
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """The report of an untouched synthetic run, rendered once for the tests that only read
+    it (a render takes about half a second); a test that changes the run renders its own."""
+    folder = tmp_path_factory.mktemp("report")
+    write_report(folder, synthetic_results())
+    return folder
+
+
 @pytest.mark.core_model
 def test_verdicts_are_stated_against_the_declared_level(results):
     assert level_verdict(results, "toy", OUTSIDE) == (
@@ -48,22 +57,20 @@ def test_verdicts_are_stated_against_the_declared_level(results):
 
 
 @pytest.mark.core_model
-def test_inconclusive_never_counted_as_pass(results, tmp_path):
+def test_inconclusive_never_counted_as_pass(results, rendered):
     fingerprint = results.records_of(cache="fingerprint")
     assert verdict_line(fingerprint).startswith("contaminated in 2/2 conclusive requests, min SSIM 0.11; "
                                                 "4 inconclusive")
     only_inconclusive = [r for r in results.records if not r.conclusive]
     assert verdict_line(only_inconclusive).startswith("inconclusive")
-    write_report(tmp_path, results)
-    md = (tmp_path / "report.md").read_text()
+    md = (rendered / "report.md").read_text()
     assert "inconclusive 0/0 (+2 inc.)" in md  # the natural row of the pre-fix cache: no pass
     assert "clean 0/1 (+1 inc.)" in md
 
 
 @pytest.mark.core_model
-def test_the_report_leads_with_the_pair_then_the_verdicts(results, tmp_path):
-    write_report(tmp_path, results)
-    md = (tmp_path / "report.md").read_text()
+def test_the_report_leads_with_the_pair_then_the_verdicts(rendered):
+    md = (rendered / "report.md").read_text()
     pair = md.index(f"## Before / after: fingerprint (declared L0) vs {OUTSIDE} (declared L1)")
     headline = md.index("### toy: freed_address_reused (L1), seed 0, request 1")
     verdicts = md.index("## Verdicts against each design's declared level")
@@ -85,9 +92,8 @@ def test_a_run_of_one_cache_shows_it_against_the_reference_only(results, tmp_pat
 
 
 @pytest.mark.core_model
-def test_evidence_lists_the_after_caches_conclusive_requests(results, tmp_path):
-    write_report(tmp_path, results)
-    md = (tmp_path / "report.md").read_text()
+def test_evidence_lists_the_after_caches_conclusive_requests(rendered):
+    md = (rendered / "report.md").read_text()
     evidence = md[md.index("## Address evidence"):]
     assert f"| toy | freed_address_reused | {OUTSIDE} | 0 | 1 | 0x1001 | request 0 (positive) | clean | 0/12 |" \
         in evidence
@@ -95,17 +101,15 @@ def test_evidence_lists_the_after_caches_conclusive_requests(results, tmp_path):
 
 
 @pytest.mark.core_model
-def test_labels_are_escaped(results, tmp_path):
-    write_report(tmp_path, results)
-    page = (tmp_path / "report.html").read_text()
+def test_labels_are_escaped(rendered):
+    page = (rendered / "report.html").read_text()
     assert "<script>" not in page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;" in page
 
 
 @pytest.mark.core_model
-def test_html_is_self_contained(results, tmp_path):
-    write_report(tmp_path, results)
-    page = (tmp_path / "report.html").read_text()
+def test_html_is_self_contained(rendered):
+    page = (rendered / "report.html").read_text()
     assert not re.search(r'(src|href)="(?!data:)', page)
     assert "<link" not in page and "@import" not in page and "url(" not in page
     assert page.count('<img src="data:image/png') == 2  # the two SSIM plots
@@ -116,9 +120,8 @@ def test_html_is_self_contained(results, tmp_path):
 
 
 @pytest.mark.core_model
-def test_file_names_never_hold_a_colon(results, tmp_path):
-    write_report(tmp_path, results)
-    names = [p.name for p in tmp_path.rglob("*")]
+def test_file_names_never_hold_a_colon(rendered):
+    names = [p.name for p in rendered.rglob("*")]
     assert any(n.endswith(".gif") for n in names)
     assert not [n for n in names if ":" in n]
 
@@ -158,11 +161,10 @@ def _mp4_facts(path):
 
 
 @pytest.mark.core_model
-def test_the_headline_pair_is_an_h264_mp4_with_every_frame(results, tmp_path):
+def test_the_headline_pair_is_an_h264_mp4_with_every_frame(rendered):
     if not ffmpeg_path():
         pytest.skip(MP4_MISSING)
-    write_report(tmp_path, results)
-    videos = sorted((tmp_path / "videos").glob("*.mp4"))
+    videos = sorted((rendered / "videos").glob("*.mp4"))
     assert [v.name for v in videos] == [
         "toy-freed_address_reused-seed0-r1-fingerprint-vs-mypkg.some_long_package_name.caches_"
         "AVeryLongCacheClassNameIndeed.mp4"]
@@ -197,14 +199,13 @@ def test_report_of_missing_folder_is_one_line_error_with_the_commands_prefix(cap
 
 
 @pytest.mark.core_model
-def test_report_is_byte_identical_when_rerendered(results, tmp_path):
-    for run in ("a", "b"):
-        (tmp_path / run).mkdir()
-        write_report(tmp_path / run, synthetic_results())
-    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+def test_report_is_byte_identical_when_rerendered(rendered, tmp_path):
+    write_report(tmp_path, synthetic_results())
+    files = sorted(p.relative_to(rendered) for p in rendered.rglob("*") if p.is_file())
     assert len(files) >= 6
+    assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     for name in files:
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+        assert (rendered / name).read_bytes() == (tmp_path / name).read_bytes(), name
 
 
 def _browser():
@@ -225,12 +226,11 @@ addEventListener('load', () => setTimeout(() => {
 </script>"""
 
 
-def test_html_in_a_browser_shows_the_pair_the_verdicts_and_plays_the_video(results, tmp_path):
+def test_html_in_a_browser_shows_the_pair_the_verdicts_and_plays_the_video(results, rendered, tmp_path):
     browser = _browser()
     if browser is None:
         pytest.skip("no Chromium on this machine (.ci/run installs Debian's chromium package)")
-    write_report(tmp_path, results)
-    page = (tmp_path / "report.html").read_text()
+    page = (rendered / "report.html").read_text()
     # Two SSIM plots and the GIF of the pair above the fix's level; a test-only copy of the page
     # reports what the browser shows into the DOM.
     (tmp_path / "probe.html").write_text(page.replace("</body>", PROBE + "</body>"))
@@ -265,17 +265,16 @@ def test_html_in_a_browser_shows_the_pair_the_verdicts_and_plays_the_video(resul
 
 
 @pytest.mark.core_model
-def test_requests_per_design_count_the_fix_clean_up_to_its_level(results, tmp_path):
+def test_requests_per_design_count_the_fix_clean_up_to_its_level(rendered):
     """The seed fix (declared L1) is clean up to L1 and contaminated beyond it: the two are
     counted apart, and the contamination beyond is a finding, not a failure."""
-    write_report(tmp_path, results)
-    md = (tmp_path / "report.md").read_text()
+    md = (rendered / "report.md").read_text()
     section = md.split("## Requests per design")[1].split("\n## ")[0]
     row = next(line for line in section.splitlines() if f"| {OUTSIDE} |" in line)
     up_to, beyond = [c.strip() for c in row.strip("|").split("|")][3:5]
     assert up_to.startswith("clean: 0/1 conclusive requests contaminated"), row
     assert beyond.startswith("finding: contaminated in 1/1 conclusive requests"), row
-    html = (tmp_path / "report.html").read_text()
+    html = (rendered / "report.html").read_text()
     assert '<td class="bad">finding' not in html and '<td class="good">clean: 0/1' in html
 
 
@@ -292,7 +291,7 @@ def test_ssim_captions_sit_above_the_frames_where_video_controls_do_not_cover_th
 
 
 @pytest.mark.core_model
-def test_a_real_models_clips_say_its_weights_are_random(results, tmp_path):
+def test_a_real_models_clips_say_its_weights_are_random(results, rendered, tmp_path):
     import dataclasses
     from harness.report import RANDOM_WEIGHTS
     results.records = [dataclasses.replace(r, model="helios") for r in results.records]
@@ -300,6 +299,4 @@ def test_a_real_models_clips_say_its_weights_are_random(results, tmp_path):
     write_report(tmp_path, results)
     md = (tmp_path / "report.md").read_text()
     assert md.count(RANDOM_WEIGHTS) >= 2  # beside the clip, and under Models
-    (tmp_path / "toy").mkdir()
-    write_report(tmp_path / "toy", synthetic_results())
-    assert RANDOM_WEIGHTS not in (tmp_path / "toy" / "report.md").read_text()
+    assert RANDOM_WEIGHTS not in (rendered / "report.md").read_text()  # the toy's weights are its own
