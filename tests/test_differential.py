@@ -16,7 +16,8 @@ import torch
 
 from harness.__main__ import main
 from harness.differential import (ADDRESS_DEPENDENT, BOTH, CARRIED, CARRIES_STATE, CLEAN, DIVERGED, EXIT_CODES,
-                                  INCONCLUSIVE, INDEPENDENT, NONDETERMINISTIC, build_results, overall_verdict)
+                                  ID_SHIFTS, INCONCLUSIVE, INDEPENDENT, NONDETERMINISTIC, build_results,
+                                  overall_verdict)
 from harness.run import RunPlan
 from repro import never_reuse
 
@@ -308,6 +309,49 @@ def clean(prompt, seed):
             "frames": [torch.full((8, 8, 3), seed % 256, dtype=torch.uint8)] * 2}
 
 
+_KV = {}
+
+
+def _kv_by_id(states):
+    # keyed by the object's id() alone, cleared on a miss: a later prompt whose states object
+    # gets the same id is handed the earlier prompt's K/V
+    key = str(id(states))
+    if key not in _KV:
+        _KV.clear()
+        _KV[key] = (states[:16] @ WEIGHT, states[16:32] @ WEIGHT)
+    return _KV[key]
+
+
+_HELD = {}
+
+
+def _kv_by_identity(states):
+    # keyed by id() too, but the entry holds the tensor and is used only for that very object
+    cached = _HELD.get(id(states))
+    if cached is None or cached[0] is not states:
+        _HELD.clear()
+        cached = _HELD[id(states)] = (states, states[:16] @ WEIGHT, states[16:32] @ WEIGHT)
+    return cached[1:]
+
+
+def _attend(kv_of, prompt, seed):
+    states = torch.randn(64, 32, generator=torch.Generator().manual_seed(sum(map(ord, prompt))))
+    after = [torch.ones(4) * i for i in range(5)]  # more of the request's tensors made after its key
+    x = torch.randn(16, 32, generator=torch.Generator().manual_seed(seed))
+    for _ in range(3):
+        k, v = kv_of(states)
+        x = x + torch.softmax(x @ k.T, dim=-1) @ v
+    return x
+
+
+def kv_by_id(prompt, seed):
+    return _attend(_kv_by_id, prompt, seed)
+
+
+def kv_by_identity(prompt, seed):
+    return _attend(_kv_by_identity, prompt, seed)
+
+
 def returns_none(prompt, seed):
     return None
 
@@ -389,3 +433,29 @@ def test_a_function_nondeterministic_by_itself_is_said_so(tmp_path, capsys, outs
     code, results, printed, _ = run_check(tmp_path, capsys, "--call", f"{outside_functions}:nondeterministic",
                                           "--seed", "0", "--requests", "2")
     assert (code, results["verdict"]) == (EXIT_CODES[NONDETERMINISTIC], NONDETERMINISTIC), printed
+
+
+@needs_asan
+@pytest.mark.parametrize("fn, verdict", [("kv_by_id", ADDRESS_DEPENDENT), ("kv_by_identity", CLEAN)])
+def test_a_cache_keyed_by_id_is_exercised_by_handing_the_next_request_the_last_ones_ids(
+        tmp_path, capsys, outside_functions, fn, verdict):
+    # Two seeds of 3 requests: the normal run alone gives such a cache a request whose key object
+    # takes the last key's id by chance; the runs that hand each request the last one's ids do not
+    # leave it to chance. The cache that checks identity must stay clean through all of them.
+    code, results, printed, _ = run_check(tmp_path, capsys, "--call", f"{outside_functions}:{fn}",
+                                          "--seed", "0", "1", "--requests", "3")
+    assert (code, results["verdict"]) == (EXIT_CODES[verdict], verdict), printed
+    records = results["records"]
+    replays = [name for name in results["allocators"] if name.startswith("normal") and name != "normal"]
+    assert len(replays) == len(ID_SHIFTS)
+    # the never-reuse runs hand out no earlier id; the normal ones do, and each request says how many
+    for run in ("never_reuse_a", "never_reuse_b", "alone"):
+        assert results["allocators"][run]["objects_with_earlier_id"] == 0 < results["allocators"][run]["objects"]
+    assert all(results["allocators"][name]["objects_with_earlier_id"] > 0 for name in ["normal", *replays])
+    assert records[0]["ids_reused_by_run"] == dict.fromkeys(["normal", *replays], 0)  # nothing came before it
+    if verdict == ADDRESS_DEPENDENT:
+        diverged = [r for r in records if r["verdict"] == DIVERGED]
+        assert all(r["diverged_in"] and r["ids_reused_by_run"][r["diverged_in"][0]] for r in diverged)
+        assert all(r["state"]["verdict"] == INDEPENDENT for r in records)
+    else:
+        assert all(r["outputs_equal"] and not r["diverged_in"] for r in records)
