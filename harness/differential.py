@@ -63,6 +63,7 @@ ALONE, ALONE_IN = "alone", "never_reuse_b"
 # again with its freed object slots shifted by each of these (``repro.stream.serve_call``), as jobs
 # of the normal run's process; any of these runs differing from the never-reuse run is a divergence.
 ID_SHIFTS = (1, 2, 3, -1, -2)
+MAX_ID_SHIFT = 64
 
 
 def shifted(shift: int) -> str:
@@ -590,6 +591,10 @@ def add_arguments(p) -> None:
     p.add_argument("--cache", metavar="SPEC", default=None,
                    help="with --model: attach this cache design first, to demonstrate (default: the model as it "
                         "is, with whatever caches it has built in)")
+    p.add_argument("--id-shifts", nargs="*", type=int, default=list(ID_SHIFTS), metavar="K",
+                   help="with --call: serve the normal run again with its freed object slots shifted by each K, "
+                        "so that an id()-keyed cache is exercised (default: "
+                        f"{' '.join(f'{k:+d}' for k in ID_SHIFTS)}; none given: no such run)")
     p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=DEFAULT_REQUESTS,
                    help=f"requests per seed (default {DEFAULT_REQUESTS})")
     p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
@@ -640,6 +645,8 @@ def check(parser, args) -> int:
         parser.error("--cache, --steps and --dtype apply to --model only")
     if not args.call_timeout > 0:
         parser.error("--call-timeout must be a positive number of seconds")
+    if any(abs(k) > MAX_ID_SHIFT for k in args.id_shifts):
+        parser.error(f"--id-shifts: each shift must be between -{MAX_ID_SHIFT} and {MAX_ID_SHIFT}")
     prompts = read_prompts(parser, args.prompts)
     existed = args.out is not None and args.out.exists()
     models = {args.model: ["natural_reuse"]} if args.model else {}
@@ -662,9 +669,11 @@ def check(parser, args) -> int:
         except CallSpecError as exc:
             return _give_up(str(exc), out, existed)
         timings["pre-flight"] = time.perf_counter() - started
+    # a model's tensor objects are not recorded: shifted runs are for a function only
+    id_shifts = list(dict.fromkeys(k for k in args.id_shifts if k)) if args.call else []
     job = {"model": args.model, "call": args.call, "cache": args.cache, "device": str(plan.device),
            "steps": plan.steps, "dtype": args.dtype, "requests": requests,
-           "id_shifts": list(ID_SHIFTS) if args.call else []}  # a model's tensor objects are not recorded
+           "id_shifts": id_shifts}
     label = args.call or args.model
     print(f"serving {label} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
           f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three processes (never-reuse; normal"
