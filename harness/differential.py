@@ -263,13 +263,15 @@ def _ids_reused(request: dict) -> int:
 def request_record(reference: dict, normal: dict, alone: dict, shifted_runs: dict | None = None) -> dict:
     """One request: the normal run, and the same run at each id shift (``shifted_runs``: run
     name -> its request), against the never-reuse run (address axis); the never-reuse run
-    against the same request served alone (state axis). The difference shown is the first
-    diverging run's (the normal run's first); ``diverged_in`` names every run that differs."""
+    against the same request served alone (state axis). The difference and the memory reuse
+    shown are the first diverging run's (else the normal run's); ``diverged_in`` names every run
+    that differs. Memory or an object id of an earlier request, in any of the runs, makes it conclusive."""
     normals = {NORMAL: normal, **(shifted_runs or {})}
     compared = {name: compare_requests(reference, r) for name, r in normals.items()}
     diverged_in = [name for name, c in compared.items() if not c["outputs_equal"]]
-    address = compared[diverged_in[0]] if diverged_in else compared[NORMAL]
-    by_memory = any(r["other_content"] for r in normal["reused"])
+    shown = diverged_in[0] if diverged_in else NORMAL
+    address, shown_reused = compared[shown], normals[shown]["reused"]
+    by_memory = any(u["other_content"] for r in normals.values() for u in r["reused"])
     # An object id of an earlier request handed out again exercises what is keyed by id(), as memory
     # freed by other content exercises what is keyed by address.
     by_id = {name: _ids_reused(r) for name, r in normals.items()}
@@ -278,9 +280,9 @@ def request_record(reference: dict, normal: dict, alone: dict, shifted_runs: dic
     state = compare_requests(alone, reference)
     state["verdict"] = INDEPENDENT if state["outputs_equal"] else CARRIED
     return {"seed": normal["seed"], "request": normal["request"], "request_seed": normal["request_seed"],
-            "prompt": normal["prompt"], "address_reused": bool(normal["reused"]),
+            "prompt": normal["prompt"], "address_reused": bool(shown_reused),
             "reused_by_other_content": by_memory, "addresses": normal["addresses"],
-            "reused": normal["reused"], "ids_reused": normal.get("ids_reused", []), "objects": normal.get("objects"),
+            "reused": shown_reused, "ids_reused": normal.get("ids_reused", []), "objects": normal.get("objects"),
             "ids_reused_by_run": by_id, "diverged_in": diverged_in,
             "never_reuse_addresses": reference["addresses"], "never_reuse_reused": reference["reused"],
             "never_reuse_ids_reused": reference.get("ids_reused", []),
