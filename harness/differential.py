@@ -15,7 +15,10 @@ not deterministic and nothing can be concluded). Two axes per request:
 No knowledge of the cache is needed. The pipeline is a model (``--model``, served
 by ``repro.serving`` as a server serves it, the ``natural_reuse`` strategy) or a
 plain function ``fn(prompt, seed)`` (``--call``), whose tensors' memory is tracked
-per request to tell whether the allocator reused any.
+per request to tell whether the allocator reused any, and whose tensor objects' ids are
+recorded to tell whether an earlier request's came back. For a function, the normal run is
+served again with its freed object slots shifted (``ID_SHIFTS``), so that a cache keyed by
+``id()`` is exercised more often than by chance.
 
 Three warm processes (``repro.warm``), one per allocator run, import the pipeline once
 and run each job (``repro.stream.main``: a stream, or one request alone; the traced
