@@ -15,7 +15,10 @@ not deterministic and nothing can be concluded). Two axes per request:
 No knowledge of the cache is needed. The pipeline is a model (``--model``, served
 by ``repro.serving`` as a server serves it, the ``natural_reuse`` strategy) or a
 plain function ``fn(prompt, seed)`` (``--call``), whose tensors' memory is tracked
-per request to tell whether the allocator reused any.
+per request to tell whether the allocator reused any, and whose tensor objects' ids are
+recorded to tell whether an earlier request's came back. For a function, the normal run is
+served again with its freed object slots shifted (``ID_SHIFTS``), so that a cache keyed by
+``id()`` is exercised more often than by chance.
 
 Three warm processes (``repro.warm``), one per allocator run, import the pipeline once
 and run each job (``repro.stream.main``: a stream, or one request alone; the traced
@@ -57,6 +60,25 @@ RUNS = (("never_reuse_a", NEVER_REUSE), ("never_reuse_b", NEVER_REUSE), ("normal
 # never_reuse_a has a process of its own, so that the two never-reuse runs, and request 0
 # alone and in a stream, still come from two processes (two hash seeds, two RNG states).
 ALONE, ALONE_IN = "alone", "never_reuse_b"
+# An id()-keyed cache follows the Python object, not its memory: it is hit with a stale entry only
+# where the next request's key tensor object gets the id of the last one's, which depends on how
+# many objects of its size were made and freed in between. For a function, the normal run is served
+# again with its freed object slots shifted by each of these (``repro.stream.serve_call``), as jobs
+# of the normal run's process; any of these runs differing from the never-reuse run is a divergence.
+ID_SHIFTS = (1, 2, 3, -1, -2)
+MAX_ID_SHIFT = 64
+
+
+def shifted(shift: int) -> str:
+    """The name of the normal run served with its freed object slots shifted by ``shift``."""
+    return f"{NORMAL}{shift:+d}"
+
+
+def runs_of(job: dict) -> tuple:
+    """(name, allocator, the warm process that serves it, id shift) of every run of ``job``."""
+    base = tuple((name, allocator, ALONE_IN if name == ALONE else name, 0) for name, allocator in RUNS)
+    return base + tuple((shifted(k), NORMAL, NORMAL, k) for k in job.get("id_shifts", ()))
+
 
 # Per request, address axis: its output differs from the never-reuse run; or it does
 # not, and some of its memory had held other content of an earlier request (clean);
@@ -180,17 +202,18 @@ def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progres
     """The four runs in the three processes; run name -> its outputs. A line as each run
     ends; :class:`ChildFailed` when one fails or is still going after ``timeout`` seconds."""
     started, jobs, names = time.perf_counter(), {}, {}  # run -> the files its jobs write; job label -> run
-    for name, allocator in RUNS:
+    shifts = {name: shift for name, _, _, shift in runs_of(job)}
+    for name, allocator, process, shift in runs_of(job):
         # Each request alone is a job of its own; every other run is one job, its stream.
         parts = [[r] for r in job["requests"]] if name == ALONE else [job["requests"]]
         jobs[name] = []
         for i, requests in enumerate(parts):
             path = folder / f"{name}-{i}.json"
-            path.write_text(json.dumps({**job, "requests": requests, "never_reuse": allocator == NEVER_REUSE}))
+            path.write_text(json.dumps({**job, "requests": requests, "never_reuse": allocator == NEVER_REUSE,
+                                        "id_shift": shift}))
             jobs[name].append(folder / f"{name}-{i}.pt")
             names[f"{name} run"] = name
-            processes[ALONE_IN if name == ALONE else name].submit(f"{name} run", "repro.stream:main",
-                                                                  [path, jobs[name][-1]])
+            processes[process].submit(f"{name} run", "repro.stream:main", [path, jobs[name][-1]])
     outputs = {}
 
     def collect(process, label):
@@ -199,6 +222,7 @@ def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progres
             return  # more requests alone to come
         parts = [torch.load(path, weights_only=True) for path in jobs[name]]
         outputs[name] = {**parts[0], "requests": [r for part in parts for r in part["requests"]],
+                         "id_shift": shifts[name],
                          "never_reuse_active": all(part["never_reuse_active"] for part in parts),
                          "probe": {k: sum(part["probe"][k] for part in parts) for k in parts[0]["probe"]}}
         progress(f"  {name:22} done in {time.perf_counter() - started:.1f}s")
@@ -235,19 +259,37 @@ def compare_requests(reference: dict, other: dict) -> dict:
     return {"outputs_equal": equal, "max_abs_err": max_abs if math.isfinite(max_abs) else None, "ssim_min": ssim}
 
 
-def request_record(reference: dict, normal: dict, alone: dict) -> dict:
-    """One request: the normal run against the never-reuse run (address axis), and the
-    never-reuse run against the same request served alone (state axis)."""
-    address = compare_requests(reference, normal)
-    conclusive = any(r["other_content"] for r in normal["reused"])
-    verdict = DIVERGED if not address["outputs_equal"] else (CLEAN if conclusive else INCONCLUSIVE)
+def _ids_reused(request: dict) -> int:
+    return sum(u["count"] for u in request.get("ids_reused", ()))
+
+
+def request_record(reference: dict, normal: dict, alone: dict, shifted_runs: dict | None = None) -> dict:
+    """One request: the normal run, and the same run at each id shift (``shifted_runs``: run
+    name -> its request), against the never-reuse run (address axis); the never-reuse run
+    against the same request served alone (state axis). The difference and the memory reuse
+    shown are the first diverging run's (else the normal run's); ``diverged_in`` names every run
+    that differs. Memory or an object id of an earlier request, in any of the runs, makes it conclusive."""
+    normals = {NORMAL: normal, **(shifted_runs or {})}
+    compared = {name: compare_requests(reference, r) for name, r in normals.items()}
+    diverged_in = [name for name, c in compared.items() if not c["outputs_equal"]]
+    shown = diverged_in[0] if diverged_in else NORMAL
+    address, shown_reused = compared[shown], normals[shown]["reused"]
+    by_memory = any(u["other_content"] for r in normals.values() for u in r["reused"])
+    # An object id of an earlier request handed out again exercises what is keyed by id(), as memory
+    # freed by other content exercises what is keyed by address.
+    by_id = {name: _ids_reused(r) for name, r in normals.items()}
+    conclusive = by_memory or any(by_id.values())
+    verdict = DIVERGED if diverged_in else (CLEAN if conclusive else INCONCLUSIVE)
     state = compare_requests(alone, reference)
     state["verdict"] = INDEPENDENT if state["outputs_equal"] else CARRIED
     return {"seed": normal["seed"], "request": normal["request"], "request_seed": normal["request_seed"],
-            "prompt": normal["prompt"], "address_reused": bool(normal["reused"]),
-            "reused_by_other_content": conclusive, "addresses": normal["addresses"],
-            "reused": normal["reused"], "never_reuse_addresses": reference["addresses"],
-            "never_reuse_reused": reference["reused"], **address, "verdict": verdict, "state": state}
+            "prompt": normal["prompt"], "address_reused": bool(shown_reused),
+            "reused_by_other_content": by_memory, "addresses": normal["addresses"],
+            "reused": shown_reused, "ids_reused": normal.get("ids_reused", []), "objects": normal.get("objects"),
+            "ids_reused_by_run": by_id, "diverged_in": diverged_in,
+            "never_reuse_addresses": reference["addresses"], "never_reuse_reused": reference["reused"],
+            "never_reuse_ids_reused": reference.get("ids_reused", []),
+            **address, "verdict": verdict, "state": state}
 
 
 def _on_freed(request: dict) -> int:
@@ -255,14 +297,18 @@ def _on_freed(request: dict) -> int:
 
 
 def allocator_summary(outputs: dict, device: torch.device) -> dict:
-    """Per run: the allocator, how many tracked tensors landed on a freed address, the probe."""
-    summary = {}
-    for name, allocator in RUNS:
-        requests = outputs[name]["requests"]
+    """Per run: the allocator, how many tracked tensors landed on a freed address, how many
+    tensor objects got the id of an earlier request's, the probe."""
+    summary, allocators = {}, dict(RUNS)
+    for name in [n for n, _ in RUNS] + [n for n in outputs if n not in allocators]:
+        requests, shift = outputs[name]["requests"], outputs[name].get("id_shift", 0)
         summary[name] = {
-            "allocator": allocator_label(allocator, device),
+            "allocator": allocator_label(allocators.get(name, NORMAL), device) + (
+                f"; freed object slots shifted by {shift:+d} before each request" if shift else ""),
             "sources": sum(r["sources"] for r in requests),
             "sources_on_freed_address": sum(_on_freed(r) for r in requests),
+            "objects": sum(r.get("objects") or 0 for r in requests),
+            "objects_with_earlier_id": sum(_ids_reused(r) for r in requests),
             "probe": outputs[name]["probe"],
         }
     return summary
@@ -276,6 +322,8 @@ def reference_unproven(summary: dict, device: torch.device) -> str | None:
         s = summary[name]
         if s["sources_on_freed_address"]:
             return f"{name}: {s['sources_on_freed_address']} tensor(s) landed on a freed address"
+        if s["objects_with_earlier_id"]:
+            return f"{name}: {s['objects_with_earlier_id']} tensor object(s) got the id of an earlier request's"
         probe = s["probe"]
         reused = {k: probe[k] for k in ("object_ids", "host_addresses", "device_addresses") if probe.get(k)}
         if reused:
@@ -303,10 +351,14 @@ def overall_verdict(records: list[dict], unproven: str | None) -> tuple[str, str
     reasons = []
     if diverged:
         first = diverged[0]
-        reused = "" if first["address_reused"] else \
-            " (none of its tracked memory landed on a freed address: other state followed one)"
+        runs = first.get("diverged_in") or [NORMAL]
+        # The one run named first is the one whose difference is shown, so a rerun can start there.
+        runs = f" in {runs[0]}" + (f" (and {', '.join(runs[1:])})" if runs[1:] else "") if runs != [NORMAL] else ""
+        reused = "" if first["address_reused"] or any(first.get("ids_reused_by_run", {}).values()) else \
+            " (none of its tracked memory landed on a freed address, no tensor object got an earlier id: other " \
+            "state followed one)"
         reasons.append(f"{len(diverged)}/{len(records)} requests differ from the never-reuse run; first: "
-                       f"{_where(first)}, {_difference(first)}{reused}")
+                       f"{_where(first)}{runs}, {_difference(first)}{reused}")
     if carried:
         first = carried[0]
         reasons.append(f"{len(carried)}/{len(records)} requests served after the others differ from the same "
@@ -318,9 +370,11 @@ def overall_verdict(records: list[dict], unproven: str | None) -> tuple[str, str
     if unproven:
         return INCONCLUSIVE, f"no request diverged, but the reference is not proven never-reuse: {unproven}"
     if clean:
-        return CLEAN, (f"{len(clean)} conclusive request(s) (memory freed by other content reused), none differ "
-                       f"on either axis; {len(records) - len(clean)} inconclusive")
-    return INCONCLUSIVE, f"no tracked tensor landed on memory freed by other content in {len(records)} requests"
+        return CLEAN, (f"{len(clean)} conclusive request(s) (memory freed by other content reused, or a tensor "
+                       f"object given an earlier request's id), none differ on either axis; "
+                       f"{len(records) - len(clean)} inconclusive")
+    return INCONCLUSIVE, (f"no tracked tensor landed on memory freed by other content, and no tensor object got an "
+                          f"earlier request's id, in {len(records)} requests")
 
 
 def first_positions(records: list[dict]) -> dict:
@@ -363,15 +417,20 @@ def build_results(plan, label: str, cache: str | None, outputs: dict, seconds: f
         results["verdict"], results["reason"] = NONDETERMINISTIC, why
         return results
     a, normal, alone = (outputs[n]["requests"] for n in ("never_reuse_a", "normal", "alone"))
-    records = [request_record(*requests) for requests in zip(a, normal, alone)]
+    others = [n for n in summary if n not in dict(RUNS)]  # the normal run at each id shift
+    records = [request_record(x, y, z, {n: outputs[n]["requests"][i] for n in others})
+               for i, (x, y, z) in enumerate(zip(a, normal, alone))]
     results["records"] = records
     results["verdict"], results["reason"] = overall_verdict(records, reference_unproven(summary, device))
     first = next((i for i, r in enumerate(records) if r["verdict"] == DIVERGED), None)
     if first is not None:
-        results["first_diverged"] = {k: records[first][k] for k in ("seed", "request", "prompt")}
-        if a[first]["frames"] is not None and normal[first]["frames"] is not None:
+        run = records[first]["diverged_in"][0]
+        results["first_diverged"] = {**{k: records[first][k] for k in ("seed", "request", "prompt")}, "run": run,
+                                     "id_shift": outputs[run].get("id_shift", 0)}
+        suspect = outputs[run]["requests"][first]
+        if a[first]["frames"] is not None and suspect["frames"] is not None:
             results["clips"]["first_diverged"] = {"never_reuse": encode_clip(a[first]["frames"]),
-                                                  "normal": encode_clip(normal[first]["frames"])}
+                                                  "normal": encode_clip(suspect["frames"])}
     carried = next((i for i, r in enumerate(records) if r["state"]["verdict"] == CARRIED), None)
     if carried is not None:
         results["first_carried"] = {k: records[carried][k] for k in ("seed", "request", "prompt")}
@@ -382,6 +441,20 @@ def describe_reuse(reused: list[dict]) -> str:
     """'positive at seed 0 request 1 (negative); ...', or '-' when nothing was reused."""
     return "; ".join(f"{u['role']} at {u['previous']}" + ("" if u["other_content"] else " (same content)")
                      for u in reused) or "-"
+
+
+def describe_ids(record: dict) -> str:
+    """How many of the request's tensor objects got an earlier request's id: 'normal 3/40',
+    then each shifted run's count ('normal+1 2, ...'); '-' for a model (its objects are not recorded)."""
+    if record.get("objects") is None:
+        return "-"
+    counts = record.get("ids_reused_by_run", {})
+    shifts = ", ".join(f"{name} {n}" for name, n in counts.items() if name != NORMAL)
+    return f"{NORMAL} {counts.get(NORMAL, 0)}/{record['objects']}" + (f"; {shifts}" if shifts else "")
+
+
+def _diverged_in(record: dict) -> str:
+    return ", ".join(record.get("diverged_in", [])) or "-"
 
 
 def _ssim(value) -> str:
@@ -399,16 +472,19 @@ def build_blocks(results: dict, files: dict) -> list:
         f"{', '.join(map(str, plan['seeds']))}, served back to back in one stream, on {env['device']} "
         f"({env['device_name']}), torch {env['torch']}, git {env['git_revision']}. The same requests ran four times, "
         f"each job a fresh fork of a process that had only imported the pipeline: twice under an allocator that "
-        f"never hands a freed address back, once under the normal allocator, and once never-reuse with each request "
-        f"served alone. A request whose "
-        f"memory did not land where other content had been is inconclusive on the address axis, never a pass.")]
+        f"never hands a freed address back, once under the normal allocator (for a function, again at each shift "
+        f"of its freed object slots), and once never-reuse with each request served alone. A request none of whose "
+        f"memory landed where other content had been, and none of whose tensor objects got an earlier request's id, "
+        f"is inconclusive on the address axis, never a pass.")]
     blocks += [Heading("Verdict"), Para(f"{results['verdict']}: {results['reason']}")]
     for finding in results.get("localised", []):
         blocks += [Para(f"{finding['axis']}: {finding['place']}")]
     blocks += [Heading("Allocators"), Table(
-        ["run", "allocator", "tracked tensors on a freed address", "probe: same id() / host address" +
+        ["run", "allocator", "tracked tensors on a freed address", "tensor objects with an earlier id",
+         "probe: same id() / host address" +
          (" / device address" if "device_addresses" in results["allocators"]["normal"]["probe"] else "")],
         [[name, s["allocator"], f"{s['sources_on_freed_address']}/{s['sources']}",
+          f"{s['objects_with_earlier_id']}/{s['objects']}" if s.get("objects") else "-",
           " / ".join(f"{s['probe'][k]}" for k in ("object_ids", "host_addresses", "device_addresses")
                      if k in s["probe"]) + f" of {s['probe']['trials']}"]
          for name, s in results["allocators"].items()])]
@@ -416,11 +492,13 @@ def build_blocks(results: dict, files: dict) -> list:
         blocks += [Heading("Requests"), Para(
             "Address axis: each request of the normal run against the same request of a never-reuse run (outputs "
             "bitwise, SSIM of frames when there are any), and which earlier request had held the memory it landed "
-            "on. State axis: the never-reuse run's request against the same request served alone."), Table(
-            ["seed", "request", "prompt", "freed memory reused", "outputs equal", "min SSIM", "address axis",
-             "alone: equal", "state axis"],
-            [[str(r["seed"]), str(r["request"]), r["prompt"], describe_reuse(r["reused"]),
-              "yes" if r["outputs_equal"] else "no", _ssim(r["ssim_min"]), r["verdict"],
+            "on; for a function, how many of its tensor objects got the id of an earlier request's tensor object, "
+            "in the normal run and in each run with its freed object slots shifted, and which of those runs "
+            "differ. State axis: the never-reuse run's request against the same request served alone."), Table(
+            ["seed", "request", "prompt", "freed memory reused", "earlier object ids", "outputs equal", "differ in",
+             "min SSIM", "address axis", "alone: equal", "state axis"],
+            [[str(r["seed"]), str(r["request"]), r["prompt"], describe_reuse(r["reused"]), describe_ids(r),
+              "yes" if r["outputs_equal"] else "no", _diverged_in(r), _ssim(r["ssim_min"]), r["verdict"],
               "yes" if r["state"]["outputs_equal"] else "no", r["state"]["verdict"]]
              for r in results["records"]])]
     clip = results["clips"].get("first_diverged")
@@ -518,6 +596,10 @@ def add_arguments(p) -> None:
     p.add_argument("--cache", metavar="SPEC", default=None,
                    help="with --model: attach this cache design first, to demonstrate (default: the model as it "
                         "is, with whatever caches it has built in)")
+    p.add_argument("--id-shifts", nargs="*", type=int, default=list(ID_SHIFTS), metavar="K",
+                   help="with --call: serve the normal run again with its freed object slots shifted by each K, "
+                        "so that an id()-keyed cache is exercised (default: "
+                        f"{' '.join(f'{k:+d}' for k in ID_SHIFTS)}; none given: no such run)")
     p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=DEFAULT_REQUESTS,
                    help=f"requests per seed (default {DEFAULT_REQUESTS})")
     p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
@@ -568,6 +650,8 @@ def check(parser, args) -> int:
         parser.error("--cache, --steps and --dtype apply to --model only")
     if not args.call_timeout > 0:
         parser.error("--call-timeout must be a positive number of seconds")
+    if any(abs(k) > MAX_ID_SHIFT for k in args.id_shifts):
+        parser.error(f"--id-shifts: each shift must be between -{MAX_ID_SHIFT} and {MAX_ID_SHIFT}")
     prompts = read_prompts(parser, args.prompts)
     existed = args.out is not None and args.out.exists()
     models = {args.model: ["natural_reuse"]} if args.model else {}
@@ -590,12 +674,17 @@ def check(parser, args) -> int:
         except CallSpecError as exc:
             return _give_up(str(exc), out, existed)
         timings["pre-flight"] = time.perf_counter() - started
+    # a model's tensor objects are not recorded: shifted runs are for a function only
+    id_shifts = list(dict.fromkeys(k for k in args.id_shifts if k)) if args.call else []
     job = {"model": args.model, "call": args.call, "cache": args.cache, "device": str(plan.device),
-           "steps": plan.steps, "dtype": args.dtype, "requests": requests}
+           "steps": plan.steps, "dtype": args.dtype, "requests": requests,
+           "id_shifts": id_shifts}
     label = args.call or args.model
     print(f"serving {label} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
-          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three warm processes (never-reuse; normal; "
-          f"never-reuse, each request alone and back to back), each run in a fresh fork", flush=True)
+          f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three warm processes (never-reuse; normal"
+          + (f", then again with its freed object slots shifted by "
+             f"{' '.join(f'{k:+d}' for k in job['id_shifts'])}" if job["id_shifts"] else "")
+          + "; never-reuse, each request alone and back to back), each run in a fresh fork", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
     started = time.perf_counter()
@@ -614,7 +703,9 @@ def check(parser, args) -> int:
                 # In the processes the runs came from; the request alone in the one that served no stream alone
                 runs = {"never_reuse": processes[ALONE_IN], "normal": processes["normal"],
                         "alone": processes["never_reuse_a"]}
-                results["localised"] = localise_findings(job, requests, first, runs, Path(tmp),
+                # at the id shift of the first run that diverged, in both traced runs: the same code path
+                shift = results.get("first_diverged", {}).get("id_shift", 0)
+                results["localised"] = localise_findings({**job, "id_shift": shift}, requests, first, runs, Path(tmp),
                                                          args.call_timeout * len(requests) + 60)
                 timings["localise"] = time.perf_counter() - started
                 results["environment"]["seconds"] = round(sum(timings.values()), 2)
@@ -636,10 +727,15 @@ def print_summary(results: dict) -> None:
     for r in results["records"]:
         print(f"  seed {r['seed']} request {r['request']}: address {r['verdict']:12} state "
               f"{r['state']['verdict']:11} outputs {'equal' if r['outputs_equal'] else 'differ'}, "
-              f"min SSIM {_ssim(r['ssim_min'])}, freed memory reused: {describe_reuse(r['reused'])}")
+              f"min SSIM {_ssim(r['ssim_min'])}, freed memory reused: {describe_reuse(r['reused'])}; "
+              f"tensor objects with an earlier request's id: {describe_ids(r)}"
+              + (f"; differ in {_diverged_in(r)}" if r.get("diverged_in") else ""))
     for name, s in results["allocators"].items():
         p = s["probe"]
+        objects = f"tensor objects with an earlier id {s['objects_with_earlier_id']}/{s['objects']}; " \
+            if s.get("objects") else ""
         print(f"  {name:14} tracked tensors on a freed address {s['sources_on_freed_address']}/{s['sources']}; "
+              f"{objects}"
               f"probe: same id() {p['object_ids']}/{p['trials']}, same host address {p['host_addresses']}/"
               f"{p['trials']}" + (f", same device address {p['device_addresses']}/{p['trials']}"
                                   if "device_addresses" in p else ""))

@@ -87,15 +87,21 @@ class NewAllocations(TorchDispatchMode):
     def __init__(self):
         super().__init__()
         self.addresses: set[int] = set()
+        self.ids: dict[int, None] = {}  # id() of each new tensor object, in the order made
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        inputs = {_storage(t) for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+        tensors = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+        inputs = {_storage(t) for t in tensors}
+        # torch.tensor() and from_numpy() make their tensor before dispatch: lift_fresh hands it on
+        input_ids = set() if func is torch.ops.aten.lift_fresh.default else {id(t) for t in tensors}
         for t in tree_leaves(out):
             if isinstance(t, torch.Tensor):
                 address = _storage(t)
                 if address and address not in inputs:
                     self.addresses.add(address)
+                if id(t) not in input_ids:  # an in-place result is its input, not a new object
+                    self.ids[id(t)] = None
         return out
 
 
@@ -125,16 +131,40 @@ def _storage(t: torch.Tensor) -> int:
         return 0
 
 
+def _count_by_label(keys, held: dict) -> list[tuple[str, int]]:
+    """(label, how many of ``keys`` ``held`` gives that label), in order of first appearance."""
+    counts: dict[str, int] = {}
+    for key in keys:
+        if key in held:
+            counts[held[key]] = counts.get(held[key], 0) + 1
+    return list(counts.items())
+
+
 def serve_call(job: dict, requests: list, tracer=None, traced=()) -> dict:
     """Serve ``requests`` by calling ``job["call"]`` as ``fn(prompt, request_seed)``, back to back.
     The requests at positions ``traced`` are called as ``tracer(fn, prompt, seed)``, which returns
-    (the value, a JSON-able trace): ``result["traces"]`` maps the position to it."""
+    (the value, a JSON-able trace): ``result["traces"]`` maps the position to it.
+
+    ``job["id_shift"]`` (default 0) moves which freed object slot each request's tensor objects
+    get. CPython hands a new object the slot of its size most recently freed, so whether the next
+    request's key tensor object gets the last one's id (and an ``id()``-keyed cache its stale
+    entry) depends on how many objects of that size were made and freed in between. Before each
+    request, a shift k > 0 makes k small tensors and keeps them to the end (the request's objects
+    take slots further down); k < 0 frees -k tensors made before the first request (the request's
+    first objects take those, the rest slots further up)."""
     fn = resolve_call(job["call"], job.get("call_kwargs"))
+    shift = job.get("id_shift", 0)
+    kept = [torch.empty(0) for _ in range(-shift * len(requests))]  # freed -shift before each request
     held: dict[int, str] = {}  # address -> the request whose tensor last held it
+    held_ids: dict[int, str] = {}  # id() -> the request whose tensor object last had it
     served, traces = [], {}
     for position, request in enumerate(requests):
         seed, index, prompt, rseed = request
         log = new_allocations()
+        if shift > 0:
+            kept.extend(torch.empty(0) for _ in range(shift))
+        elif shift < 0:
+            del kept[shift:]
         if position in traced:  # the recorder alone: its line tracer would name the log's frames
             value, traces[position] = tracer(fn, prompt, rseed)
         else:
@@ -142,17 +172,17 @@ def serve_call(job: dict, requests: list, tracer=None, traced=()) -> dict:
                 value = fn(prompt, rseed)
         outputs = as_outputs(value)
         del value
-        earlier: dict[str, int] = {}
-        for address in log.addresses:
-            if address in held:
-                earlier[held[address]] = earlier.get(held[address], 0) + 1
         label = _request_label(request)
-        held.update(dict.fromkeys(log.addresses, label))
         # Requests differ in prompt or seed, so memory of an earlier one held other content.
         reused = [{"role": f"{n} tensor(s)", "previous": previous, "other_content": True, "count": n}
-                  for previous, n in earlier.items()]
+                  for previous, n in _count_by_label(log.addresses, held)]
+        # An id() is never two living objects' at once: one of an earlier request's means that object is gone.
+        ids_reused = [{"previous": previous, "count": n} for previous, n in _count_by_label(log.ids, held_ids)]
+        held.update(dict.fromkeys(log.addresses, label))
+        held_ids.update(dict.fromkeys(log.ids, label))
         served.append({"seed": seed, "request": index, "request_seed": rseed, "prompt": prompt,
                        "addresses": {}, "reused": reused, "sources": len(log.addresses),
+                       "ids_reused": ids_reused, "objects": len(log.ids),
                        "outputs": outputs, "frames": frames_of(outputs)})
     return {"model": {"name": job["call"]}, "requests": served, "traces": traces}
 

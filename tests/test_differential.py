@@ -16,7 +16,8 @@ import torch
 
 from harness.__main__ import main
 from harness.differential import (ADDRESS_DEPENDENT, BOTH, CARRIED, CARRIES_STATE, CLEAN, DIVERGED, EXIT_CODES,
-                                  INCONCLUSIVE, INDEPENDENT, NONDETERMINISTIC, build_results, overall_verdict)
+                                  ID_SHIFTS, INCONCLUSIVE, INDEPENDENT, NONDETERMINISTIC, build_results,
+                                  overall_verdict)
 from harness.run import RunPlan
 from repro import never_reuse
 
@@ -38,9 +39,10 @@ def run_check(tmp_path, capsys, *args):
 @pytest.mark.core_model
 @pytest.mark.parametrize("args", [["--model", "nope"], ["--model", "nowhere.at.all:factory"],
                                   ["--model", "toy", "--cache", "nope"], ["--model", "toy", "--requests", "0"],
-                                  ["--model", "toy", "--seed", "-1"], ["--cache", "weakref"]],
+                                  ["--model", "toy", "--seed", "-1"], ["--cache", "weakref"],
+                                  ["--model", "toy", "--id-shifts", "1", "99"]],
                          ids=["unknown-model", "unimportable-factory", "unknown-cache", "no-requests",
-                              "negative-seed", "no-model"])
+                              "negative-seed", "no-model", "id-shift-too-far"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args):
     out = tmp_path / "report"
     with pytest.raises(SystemExit) as exit_:
@@ -308,6 +310,49 @@ def clean(prompt, seed):
             "frames": [torch.full((8, 8, 3), seed % 256, dtype=torch.uint8)] * 2}
 
 
+_KV = {}
+
+
+def _kv_by_id(states):
+    # keyed by the object's id() alone, cleared on a miss: a later prompt whose states object
+    # gets the same id is handed the earlier prompt's K/V
+    key = str(id(states))
+    if key not in _KV:
+        _KV.clear()
+        _KV[key] = (states[:16] @ WEIGHT, states[16:32] @ WEIGHT)
+    return _KV[key]
+
+
+_HELD = {}
+
+
+def _kv_by_identity(states):
+    # keyed by id() too, but the entry holds the tensor and is used only for that very object
+    cached = _HELD.get(id(states))
+    if cached is None or cached[0] is not states:
+        _HELD.clear()
+        cached = _HELD[id(states)] = (states, states[:16] @ WEIGHT, states[16:32] @ WEIGHT)
+    return cached[1:]
+
+
+def _attend(kv_of, prompt, seed):
+    states = torch.randn(64, 32, generator=torch.Generator().manual_seed(sum(map(ord, prompt))))
+    after = [torch.ones(4) * i for i in range(5)]  # more of the request's tensors made after its key
+    x = torch.randn(16, 32, generator=torch.Generator().manual_seed(seed))
+    for _ in range(3):
+        k, v = kv_of(states)
+        x = x + torch.softmax(x @ k.T, dim=-1) @ v
+    return x
+
+
+def kv_by_id(prompt, seed):
+    return _attend(_kv_by_id, prompt, seed)
+
+
+def kv_by_identity(prompt, seed):
+    return _attend(_kv_by_identity, prompt, seed)
+
+
 def returns_none(prompt, seed):
     return None
 
@@ -389,3 +434,48 @@ def test_a_function_nondeterministic_by_itself_is_said_so(tmp_path, capsys, outs
     code, results, printed, _ = run_check(tmp_path, capsys, "--call", f"{outside_functions}:nondeterministic",
                                           "--seed", "0", "--requests", "2")
     assert (code, results["verdict"]) == (EXIT_CODES[NONDETERMINISTIC], NONDETERMINISTIC), printed
+
+
+def test_the_shifted_runs_hand_a_later_request_the_id_keyed_entry_of_an_earlier_one(outside_functions):
+    # In this process, no never-reuse allocator needed: the function's outputs against the same
+    # requests computed with no cache. Where the next key object gets the last key's id depends
+    # on how many objects of its size came and went in between: one shift or another lines it up
+    # (measured with 60 requests: 18 and 21 of the 5 x 60 handed a stale entry; unshifted, 1 of 40).
+    import importlib
+
+    from repro.stream import serve_call
+    fns = importlib.import_module(outside_functions)
+    requests = [[0, i, prompt, i] for i, prompt in enumerate(["a cat", "a dog", "a red circle", "blue"] * 10)]
+    fresh = [fns._attend(lambda s: (s[:16] @ fns.WEIGHT, s[16:32] @ fns.WEIGHT), r[2], r[3]) for r in requests]
+
+    def stale(fn, shift):
+        served = serve_call({"call": f"{outside_functions}:{fn}", "id_shift": shift}, requests)["requests"]
+        return [r for r, want in zip(served, fresh) if not torch.equal(r["outputs"]["output"], want)]
+
+    found = {shift: stale("kv_by_id", shift) for shift in ID_SHIFTS}
+    assert any(found.values()), "no shifted run handed a request the last one's entry"
+    # a stale entry is handed over only where some tensor object got an earlier request's id
+    assert all(r["ids_reused"] for hits in found.values() for r in hits)
+    assert all(not stale("kv_by_identity", shift) for shift in (0, *ID_SHIFTS))  # it checks identity
+
+
+@needs_asan
+def test_a_cache_keyed_by_id_that_checks_identity_stays_clean_and_the_ids_handed_back_are_counted(
+        tmp_path, capsys, outside_functions):
+    # Whether the plain id()-keyed cache is found in one check is a matter of chance (the test
+    # above shows that the shifted runs hand stale entries over); the cache that checks identity
+    # must stay clean through every run, with the object ids handed back counted per run.
+    code, results, printed, _ = run_check(tmp_path, capsys, "--call", f"{outside_functions}:kv_by_identity",
+                                          "--seed", "0", "1", "--requests", "3")
+    assert (code, results["verdict"]) == (EXIT_CODES[CLEAN], CLEAN), printed
+    records = results["records"]
+    shifted = [f"normal{k:+d}" for k in ID_SHIFTS]
+    assert [name for name in results["allocators"] if name not in ("never_reuse_a", "never_reuse_b", "normal",
+                                                                    "alone")] == shifted
+    # the never-reuse runs hand out no earlier id; the normal ones do, and each request says how many
+    for run in ("never_reuse_a", "never_reuse_b", "alone"):
+        assert results["allocators"][run]["objects_with_earlier_id"] == 0 < results["allocators"][run]["objects"]
+    assert all(results["allocators"][name]["objects_with_earlier_id"] > 0 for name in ["normal", *shifted])
+    assert records[0]["ids_reused_by_run"] == dict.fromkeys(["normal", *shifted], 0)  # nothing came before it
+    assert all(r["outputs_equal"] and not r["diverged_in"] for r in records)
+    assert "tensor objects with an earlier request's id: normal" in printed
