@@ -449,6 +449,8 @@ def test_the_shifted_runs_hand_a_later_request_the_id_keyed_entry_of_an_earlier_
     fresh = [fns._attend(lambda s: (s[:16] @ fns.WEIGHT, s[16:32] @ fns.WEIGHT), r[2], r[3]) for r in requests]
 
     def stale(fn, shift):
+        fns._KV.clear()  # each run starts with the caches empty, as in the fresh processes of a check
+        fns._HELD.clear()
         served = serve_call({"call": f"{outside_functions}:{fn}", "id_shift": shift}, requests)["requests"]
         return [r for r, want in zip(served, fresh) if not torch.equal(r["outputs"]["output"], want)]
 
