@@ -11,6 +11,11 @@ JOB.json's pipeline needs. Then one job a line on stdin, ``["package.module:func
 the job's exit status, is written to stdout, one line per job, in order. What the pipeline
 prints goes nowhere; stderr is shared by the jobs, in order. EOF on stdin ends the process.
 
+A fork is not a fresh process when importing the pipeline initialised CUDA (a forked child
+cannot use it) or started threads (a fork has only the thread that forked): then each job
+runs in a fresh interpreter instead, ``python -m repro.warm --job FUNCTION ARGS...``, and
+pays the imports again, as it would without a warm process.
+
 The parent's side is :class:`WarmProcess`, and :func:`wait_for` for the jobs of several.
 """
 
@@ -22,6 +27,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -50,6 +56,16 @@ def _run_job(function: str, args: list) -> int:
         return 1
 
 
+def why_not_fork() -> str | None:
+    """Why a fork of this process would not start as a fresh process does, if so."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return "importing the pipeline initialised CUDA, which a forked process cannot use"
+    if threading.active_count() > 1:
+        return "importing the pipeline started threads, which a forked process does not have"
+    return None
+
+
 def serve_jobs(job_path: str) -> None:
     from repro.stream import prepare
 
@@ -58,8 +74,16 @@ def serve_jobs(job_path: str) -> None:
     os.dup2(nowhere, 1)  # the answers have a descriptor of their own; what the pipeline prints goes nowhere
     prepare(json.loads(Path(job_path).read_text()))
     sys.stdout.flush()
+    fresh_interpreters = why_not_fork()
+    if fresh_interpreters:
+        print(f"each job in a fresh interpreter: {fresh_interpreters}", file=sys.stderr, flush=True)
     for line in sys.stdin:
         function, args = json.loads(line)
+        if fresh_interpreters:
+            done = subprocess.run([sys.executable, "-m", "repro.warm", "--job", function, *args],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            answers.write(f"{done.returncode}\n")
+            continue
         pid = os.fork()
         if pid == 0:  # the job: stdin holds the jobs still queued, which are not its to read
             os.dup2(nowhere, 0)
@@ -157,4 +181,6 @@ def wait_for(processes, timeout: float, on_done=lambda process, label: None) -> 
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--job"]:
+        sys.exit(_run_job(sys.argv[2], sys.argv[3:]))
     serve_jobs(*sys.argv[1:])

@@ -122,6 +122,25 @@ def test_a_hanging_job_runs_out_of_time_and_stop_leaves_nothing_running(process,
     assert not _running(job)
 
 
+def test_a_pipeline_that_starts_threads_on_import_gets_a_fresh_interpreter_per_job(tmp_path):
+    # A fork has only the thread that forked: the pipeline's own threads would be missing.
+    (tmp_path / "theirthreads.py").write_text(textwrap.dedent("""
+        import threading
+        import time
+        from theirjobs import count, pipeline  # noqa: F401
+        threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+    """))
+    process = _start(tmp_path, pipeline="theirthreads:pipeline")
+    try:
+        for i in range(2):
+            process.submit(f"job {i}", "theirthreads:count", [tmp_path / f"count-{i}"])
+        warm.wait_for([process], 60)
+    finally:
+        process.stop()
+    assert [(tmp_path / f"count-{i}").read_text() for i in range(2)] == ["1", "1"]
+    assert "each job in a fresh interpreter: importing the pipeline started threads" in (tmp_path / "w.log").read_text()
+
+
 def test_a_pipeline_that_cannot_import_ends_its_process_in_one_line(tmp_path):
     process = _start(tmp_path, pipeline="nowhere_at_all:fn")
     try:
@@ -130,3 +149,11 @@ def test_a_pipeline_that_cannot_import_ends_its_process_in_one_line(tmp_path):
             warm.wait_for([process], 60)
     finally:
         process.stop()
+
+
+def test_a_process_that_initialised_cuda_is_not_forked(monkeypatch):
+    # Where there is no GPU to initialise, the answer to "was CUDA initialised?" stands in.
+    import torch
+    assert warm.why_not_fork() is None or "threads" in warm.why_not_fork()
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    assert "initialised CUDA" in warm.why_not_fork()
