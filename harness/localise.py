@@ -65,6 +65,7 @@ traces that agree as far as a truncated one goes give None.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import inspect
 import linecache
@@ -356,6 +357,10 @@ class _Recorder(TorchFunctionMode):
         self.trace = trace
         self.active = False
         self.busy = False  # set while the recorder itself runs torch code: not the code under test
+        # Set while the garbage collector runs: what runs then (gc.callbacks, finalizers of cyclic
+        # garbage) runs when allocation counts say, not where the pipeline's flow is, so two runs
+        # of the same flow would part there by chance.
+        self.collecting = False
         self.known: dict[int, tuple] = {}  # id(tensor) -> (weak reference, event that produced it)
         self.site_index: dict[tuple, int] = {}
         self.module_index: dict[int, tuple] = {}  # id(module) -> (weak reference, index into trace.modules)
@@ -449,7 +454,7 @@ class _Recorder(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = _op_name(func)
-        if not self.active or self.busy or name is None:
+        if not self.active or self.busy or self.collecting or name is None:
             return func(*args, **kwargs)
         if name.endswith(".__get__"):  # a property: record it only if it gives a tensor
             out = func(*args, **kwargs)
@@ -536,8 +541,16 @@ class _Recorder(TorchFunctionMode):
         free = frame.f_code.co_freevars
         return {k: v for k, v in values.items() if k not in free} if free else values
 
+    def _collection_starts(self, phase, info) -> None:  # first in gc.callbacks
+        if phase == "start":
+            self.collecting = True
+
+    def _collection_ends(self, phase, info) -> None:  # last in gc.callbacks
+        if phase == "stop":
+            self.collecting = False
+
     def _on_call(self, frame, event, arg):
-        if not self.active or _category(frame.f_code.co_filename) == SKIP:
+        if not self.active or self.collecting or _category(frame.f_code.co_filename) == SKIP:
             return None
         self.busy = True
         try:
@@ -638,14 +651,20 @@ def _recording(max_ops: int):
         raise ValueError(f"max_ops must be >= 1, not {max_ops}")
     recorder = _Recorder(Trace(max_ops))
     previous = sys.gettrace()
-    with recorder:
-        recorder.active = True
-        sys.settrace(recorder._on_call)
-        try:
-            yield recorder
-        finally:
-            sys.settrace(previous)
-            recorder.active = False
+    gc.callbacks.insert(0, recorder._collection_starts)  # around every other callback
+    gc.callbacks.append(recorder._collection_ends)
+    try:
+        with recorder:
+            recorder.active = True
+            sys.settrace(recorder._on_call)
+            try:
+                yield recorder
+            finally:
+                sys.settrace(previous)
+                recorder.active = False
+    finally:
+        gc.callbacks.remove(recorder._collection_starts)
+        gc.callbacks.remove(recorder._collection_ends)
 
 
 @contextmanager

@@ -4,6 +4,7 @@ and each divergence must name the line where the stale or changed value enters."
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import re
 import weakref
@@ -558,3 +559,25 @@ def test_traces_recorded_in_other_processes_compare(tmp_path):
     d = first_divergence(*traces)
     line = next(i + 1 for i, text in enumerate(OUTSIDE.splitlines()) if text.endswith("# stale here"))
     assert (d.path, d.line, d.function, d.op) == (str(tmp_path / "outside.py"), line, "serve", "entry: local 'kv'")
+
+
+def _on_collection(phase, info):
+    # A gc callback of the kind a library installs (hypothesis times collections): Python code, and here
+    # a tensor operation, that run whenever the collector does.
+    torch.zeros(1) + 1
+
+
+@pytest.mark.core_model
+def test_what_runs_inside_a_garbage_collection_is_not_the_flow():
+    def serve(collect):
+        x = torch.ones(3) * 2
+        if collect:
+            gc.collect()  # the collector runs here in one run and not in the other, as allocation counts say
+        return x + 1
+
+    gc.callbacks.append(_on_collection)
+    try:
+        (a, trace_a), (b, trace_b) = record(serve, True), record(serve, False)
+    finally:
+        gc.callbacks.remove(_on_collection)
+    assert torch.equal(a, b) and first_divergence(trace_a, trace_b) is None
