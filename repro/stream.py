@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import torch
@@ -133,11 +134,7 @@ def _storage(t: torch.Tensor) -> int:
 
 def _count_by_label(keys, held: dict) -> list[tuple[str, int]]:
     """(label, how many of ``keys`` ``held`` gives that label), in order of first appearance."""
-    counts: dict[str, int] = {}
-    for key in keys:
-        if key in held:
-            counts[held[key]] = counts.get(held[key], 0) + 1
-    return list(counts.items())
+    return list(Counter(held[key] for key in keys if key in held).items())
 
 
 def serve_call(job: dict, requests: list, tracer=None, traced=()) -> dict:
