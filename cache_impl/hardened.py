@@ -77,13 +77,18 @@ class HardenedCache:
 
         def source_died(ref: _SourceRef) -> None:
             # Runs wherever the source dies: any thread, or inside this cache's own
-            # call (GC), before the dying tensor lets go of its storage. If it holds
+            # call (GC), before the dying tensor lets go of its storage. Its id leaves
+            # the identity map at once, before any other object can be given that id
+            # (one atomic dict operation, no lock needed: no live object has this id now),
+            # so that no lookup ever meets a dead source's id. If it holds
             # the storage's last reference, the entry goes now (forgetting is always
             # safe: at worst a lost hit). Otherwise, or if the lock is busy (never
             # wait for it), queue the ref for the next call that holds the lock.
             this = cache()
             if this is None:
                 return
+            if this._by_id.get(ref.source_id) is ref:
+                this._by_id.pop(ref.source_id, None)  # clear() in another thread may have been first
             if _last_holder(ref.storage) and this._lock.acquire(blocking=False):
                 try:
                     this._forget(ref)
@@ -118,7 +123,11 @@ class HardenedCache:
                 ref.used = True  # evicted by another thread meanwhile? the value is still this source's
                 return ref.value
         key = fingerprint(source)
-        ref = self._entries.get(key)
+        # This lookup can meet the entry of a source that died while a view kept its
+        # storage, the storage having died since: _unchanged rejects it and _forget drops
+        # it. The mark tells ``address-reuse sanitize`` so; it still reports the match if
+        # the entry were kept (docs/sanitize.md).
+        ref = self._entries.get(key)  # address-reuse: validated
         if ref is None:
             return None  # a plain miss needs no lock
         with self._lock:
@@ -184,20 +193,20 @@ class HardenedCache:
         if self._entries.get(ref.key) is ref:
             del self._entries[ref.key]
         self._recency.pop(id(ref), None)  # ref is alive here, so its id is its own
-        if self._by_id.get(ref.source_id) is ref:
+        # A dead source's id left the identity map when it died (source_died), and may
+        # belong to a new object by now: look it up only while the source lives.
+        if ref() is not None and self._by_id.get(ref.source_id) is ref:
             del self._by_id[ref.source_id]
 
     def _drop_dead(self) -> None:
         """Settle entries whose source object died (caller holds the lock): drop the
         entry if its storage died too, else keep it for later views of that storage
-        and only forget the dead object's id. Each ref is settled once, when its
-        object is gone, so this costs nothing per entry held."""
+        (the object's id already left the identity map when it died). Each ref is
+        settled once, when its object is gone, so this costs nothing per entry held."""
         while self._dead:
             ref = self._dead.pop()
             if ref.storage.expired():
                 self._forget(ref)
-            elif self._by_id.get(ref.source_id) is ref:
-                del self._by_id[ref.source_id]
 
 
 def _last_holder(storage) -> bool:
