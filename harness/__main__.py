@@ -1,4 +1,4 @@
-"""Command line: ``python -m harness audit|compare|differential|report|scan``."""
+"""Command line: ``python -m harness audit|compare|differential|hunt|report|sanitize|scan``."""
 
 from __future__ import annotations
 
@@ -108,6 +108,12 @@ def build_parser() -> OneLineParser:
                     "Exit 0 no finding, 1 findings, 2 bad usage or nothing to hunt, 3 no finding but some cells could "
                     "not be checked (the check failed, or the model differs from itself)."))
 
+    from harness.sanitize.command import DESCRIPTION as SANITIZE, add_arguments as add_sanitize_arguments
+    s = sub.add_parser("sanitize", help="run any command with address and id keys tracked; report stale matches",
+                       description=SANITIZE)
+    add_sanitize_arguments(s)
+    parser.sanitize = s  # its usage errors carry its prefix
+
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)",
                        description="Re-render report.md, report.html, videos and plots from FOLDER/results.json. "
                                    "Exit 2 when results.json is missing or not in the results format, 4 when "
@@ -192,6 +198,9 @@ def _run(parser, args) -> int:
     if args.command == "hunt":
         from harness.hunt import main as hunt
         return hunt(args)
+    if args.command == "sanitize":
+        from harness.sanitize.command import main as sanitize
+        return sanitize(parser.sanitize, args)
     if args.command == "bench":
         from harness.bench import run_bench
         run_bench()

@@ -1,5 +1,6 @@
 """pytest plugin (entry point ``pytest11``): run the audit's conformance tests
-against your own cache class from your own test suite.
+against your own cache class from your own test suite, and sanitize a test suite
+for stale address matches (``--address-sanitize``, docs/sanitize.md).
 
     pytest --pyargs harness.conformance --cache-impl mypkg.caches:MyCache --cache-level L2
 
@@ -9,6 +10,8 @@ search, judged by the same functions as ``python -m harness audit``.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -32,6 +35,12 @@ def pytest_addoption(parser):
                     help="longest a single call into the cache may take (default: the audit's)")
     group.addoption("--cache-dtypes", default=None,
                     help="dtypes of the catalogue's sources, comma-separated (default: the audit's)")
+    group = parser.getgroup("address-reuse sanitize")
+    group.addoption("--address-sanitize", action="store_true", default=False,
+                    help="track data_ptr() and id() keys and report stale address matches per test "
+                         "(docs/sanitize.md)")
+    group.addoption("--address-sanitize-fail", action="store_true", default=False,
+                    help="with --address-sanitize: fail a test whose setup or call made a stale match")
 
 
 def pytest_generate_tests(metafunc):
@@ -42,7 +51,14 @@ def pytest_generate_tests(metafunc):
 
 def pytest_configure(config):
     """Check --cache-impl and --cache-level once, before any test: a spec that does not
-    import is one pytest usage error, not an error repeated for every audited test."""
+    import is one pytest usage error, not an error repeated for every audited test.
+    Register the sanitizer's hooks when asked, or when the run is already sanitized
+    (``address-reuse sanitize -- pytest``: then each finding is named by its test)."""
+    if config.getoption("--address-sanitize-fail", default=False) and not config.getoption("--address-sanitize"):
+        raise pytest.UsageError("--address-sanitize-fail needs --address-sanitize")
+    if config.getoption("--address-sanitize", default=False) or os.environ.get("ADDRESS_REUSE_SANITIZE"):
+        from harness.sanitize.plugin import SanitizePlugin
+        config.pluginmanager.register(SanitizePlugin(config), "address-reuse-sanitize")
     spec = config.getoption("--cache-impl", default=None)
     if not spec:
         return

@@ -18,6 +18,7 @@ from harness.environment import ROOT, describe
 from harness.metrics import compare_outputs
 from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
                              encode_clip, save, tally)
+from harness.sanitize import runtime as sanitizer
 from repro.models import VideoModel, load_model
 from repro.models.toy import DEFAULT_PROMPTS
 from repro.serving import STRATEGIES, address_events, cuda_memory_history, serve
@@ -161,6 +162,8 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
     checks: dict[int, KVCheck] = {}
 
     def start(index, sources):
+        # Under the sanitizer, a stale match names the request it happened in.
+        sanitizer.set_label(f"{model.name} {scenario} {cache} seed {seed} request {index}")
         checks[index] = KVCheck(model, sources)
         return checks[index]
 
@@ -185,6 +188,7 @@ def run_case(model, factory, scenario, cache, seed, requests, reference, device,
             if showcase is not None:
                 showcase.setdefault(req.index, {})[cache] = (req.frames.numpy().copy(), records[-1].verdict)
             del check, req
+    sanitizer.set_label(None)
     if "snapshot" in history:  # the caching allocator's own trace at each prompt address
         records = [dataclasses.replace(r, allocator_events={
             role: address_events(history["snapshot"], int(a, 16)) for role, a in r.addresses.items()})

@@ -46,8 +46,10 @@ class ReuseTracker:
         self._freed: dict[int, str] = {}  # address -> label of the source that freed it
 
     def freed(self, address: int, label: str) -> None:
-        self._freed[address] = label
+        # int(): comparing a freed address with a new one is the point here, so the
+        # number is kept bare (``address-reuse sanitize`` follows data_ptr() values).
+        self._freed[int(address)] = label
 
     def reused_from(self, address: int) -> str | None:
         """Label of the freed source that had this address, or None."""
-        return self._freed.get(address)
+        return self._freed.get(int(address))

@@ -55,7 +55,7 @@ def as_json(result: ScanResult) -> str:
     }, indent=2) + "\n"
 
 
-def _uri(path: str) -> str:
+def sarif_uri(path: str) -> str:
     p = Path(path)
     return p.as_uri() if p.is_absolute() else p.as_posix()
 
@@ -76,14 +76,14 @@ def sarif(result: ScanResult) -> str:
             "level": "warning",
             "message": {"text": "\n".join(text_lines)},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(f.path)},
+                "artifactLocation": {"uri": sarif_uri(f.path)},
                 "region": {"startLine": f.line, "startColumn": f.col}}}],
             "properties": {"key": f.key, "guards": f.guards, "missingGuards": f.missing, "suggestedLevel": f.level,
                            **({"audit": f.audit} if f.audit else {})},
         }
         if f.flow:
             entry["codeFlows"] = [{"threadFlows": [{"locations": [
-                {"location": {"physicalLocation": {"artifactLocation": {"uri": _uri(step["path"])},
+                {"location": {"physicalLocation": {"artifactLocation": {"uri": sarif_uri(step["path"])},
                                                    "region": {"startLine": max(step["line"], 1),
                                                               "startColumn": max(step["col"], 1)}},
                               "message": {"text": step["text"]}}}
@@ -92,7 +92,7 @@ def sarif(result: ScanResult) -> str:
             entry["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
         results.append(entry)
     notifications = [{"level": "warning", "message": {"text": f"skipped, {reason}"},
-                      "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(path)}}}]}
+                      "locations": [{"physicalLocation": {"artifactLocation": {"uri": sarif_uri(path)}}}]}
                      for path, reason in result.skipped]
     log = {
         "$schema": SARIF_SCHEMA,

@@ -1,0 +1,116 @@
+"""``address-reuse sanitize [options] -- COMMAND [ARGS...]``: run any command with the sanitizer
+on in every Python process it starts, then report what they found.
+
+Like ``coverage run``: the command runs as it would, with ``bootstrap/`` first on PYTHONPATH and
+``ADDRESS_REUSE_SANITIZE`` naming a data folder; each Python process writes its findings
+there as it exits (also through ``os._exit`` and in forked children), and this command merges
+them once the command has ended."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from harness.sanitize import runtime
+from harness.sanitize.report import (EXIT_CLEAN, EXIT_COMMAND_FAILED, EXIT_INCONCLUSIVE, EXIT_STALE, EXIT_USAGE,
+                                     FORMATS, VERDICTS, merge, read_folder, text, write_atomic)
+
+BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
+
+DESCRIPTION = (
+    "Run COMMAND (a Python script, python -m pytest ..., a serving loop; any command, and every "
+    "Python process it starts) with address tracking on from interpreter start: every data_ptr() and "
+    "id() a Python caller takes remembers what it was taken from, and a lookup where such a key meets "
+    "an equal one of an object that is gone is reported with where each key was taken and where they "
+    "met. The command's output is untouched; the report goes to stderr (or --output). "
+    f"Exit {EXIT_CLEAN} no stale match and addresses or ids came back, {EXIT_STALE} a stale match, "
+    f"{EXIT_USAGE} bad usage or a command that cannot start, {EXIT_INCONCLUSIVE} inconclusive (no tracked "
+    f"address or id ever came back), {EXIT_COMMAND_FAILED} the command failed and no stale match was "
+    "found (its status is said), 130 on Ctrl-C.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=list(FORMATS), default="text",
+                        help="report format (default: text on stderr; json and sarif go to --output, or to "
+                             "stdout after the command's own output)")
+    parser.add_argument("--output", type=Path, metavar="FILE",
+                        help="write the report there (whole or not at all) instead of stderr or stdout")
+    parser.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
+                        help="the command to run, after --")
+
+
+def environment(folder: str) -> dict:
+    """The command's environment: the sanitizer on, its bootstrap first on PYTHONPATH."""
+    env = dict(os.environ)
+    env[runtime.ENV] = folder
+    env["PYTHONPATH"] = os.pathsep.join([str(BOOTSTRAP)] + [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
+def main(parser: argparse.ArgumentParser, args) -> int:
+    command = list(args.argv)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        parser.error("no command to run: give it after --, e.g. sanitize -- python my_server.py")
+    if args.output is not None and not args.output.parent.is_dir():
+        parser.error(f"--output {args.output}: folder {args.output.parent} does not exist")
+    folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-")
+    try:
+        try:
+            process = subprocess.Popen(command, env=environment(folder))
+        except OSError as exc:
+            parser.exit(EXIT_USAGE, f"{parser.prog}: error: cannot start {command[0]!r}: "
+                                    f"{exc.strerror or exc}\n")
+        try:
+            status = process.wait()
+        except KeyboardInterrupt:
+            _stop(process)  # Ctrl-C reached the command too (one process group): let it end first
+            raise
+        merged = merge(read_folder(Path(folder)))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    merged["command"] = command
+    merged["exit_status"] = status
+    _write(parser, args, merged)
+    prog = parser.prog
+    if merged["processes"] == 0:
+        print(f"{prog}: no Python process ran under the sanitizer (not a Python command, or one started "
+              "with -I or -S, which skip PYTHONPATH or sitecustomize)", file=sys.stderr)
+    if status != 0:
+        how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        print(f"{prog}: the command {how}", file=sys.stderr)
+    code = VERDICTS[merged["verdict"]]
+    if code == EXIT_STALE:
+        return EXIT_STALE
+    return EXIT_COMMAND_FAILED if status != 0 else code
+
+
+def _write(parser, args, merged: dict) -> None:
+    content = FORMATS[args.format](merged)
+    if args.output is not None:
+        try:
+            write_atomic(args.output, content)
+        except OSError as exc:
+            parser.exit(EXIT_COMMAND_FAILED, f"{parser.prog}: error: cannot write {args.output}: {exc}\n")
+        if args.format != "text":  # the file holds the details; stderr still gets the verdict
+            print(text({**merged, "findings": []}).strip() if not merged["findings"] else
+                  f"{parser.prog}: {sum(f['count'] for f in merged['findings'])} stale address match(es) at "
+                  f"{len(merged['findings'])} place(s): {args.output}", file=sys.stderr)
+        return
+    stream = sys.stderr if args.format == "text" else sys.stdout
+    stream.write(content)
+    stream.flush()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    try:
+        process.wait(timeout=10)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        process.kill()
+        process.wait()

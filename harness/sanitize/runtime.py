@@ -1,0 +1,591 @@
+"""The sanitizer's runtime: addresses and ids that remember where they came from.
+
+While it is on, ``Tensor.data_ptr`` (and ``const_data_ptr``), the storages' ``data_ptr``
+and ``builtins.id`` (for objects that can be weakly referenced) return an
+:class:`Address`: an ``int`` of the same value that also remembers, weakly, what it was
+taken from (the *storage* for a tensor, since views share it; the object itself for
+``id``), when (a serial number) and where (a few frames of the caller's stack).
+Python's dict and set lookups, tuple keys and ``==`` compare such ints with
+``Address.__eq__``. When two of them are equal but were taken from different referents
+and the older referent no longer holds that value (freed, its storage replaced, its data
+moved), that is a **stale address match**: a cache keyed by the address met an entry of
+an object that is gone. The comparison's result never changes.
+
+Nothing here imports torch: this module is loaded at the start of every Python process
+under ``address-reuse sanitize`` (see ``bootstrap/sitecustomize.py``) and patches torch
+when, and only if, the process imports it. Switch it on with
+``ADDRESS_REUSE_SANITIZE=FOLDER`` in the environment (each process writes
+``FOLDER/<pid>.json`` as it exits) or :func:`start` / :func:`stop` in the process.
+
+A lookup that rejects a stale entry after matching it (a liveness check, then removal)
+is marked on its line with ``# address-reuse: validated`` or run inside
+:func:`validated`. The mark is honoured only if the old key is held by nothing but the
+sanitizer once the marked function returns (or the block ends): a cache that keeps the
+stale entry is reported, marked or not.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import builtins
+import itertools
+import json
+import linecache
+import os
+import sys
+import threading
+import weakref
+
+ENV = "ADDRESS_REUSE_SANITIZE"  # a folder: sanitize this process and write its findings there
+PRAGMA = "address-reuse: validated"
+STACK_DEPTH = 6  # frames kept of where a key was taken (ASan keeps more; each costs per key taken)
+MAX_REMEMBERED = 1 << 20  # values whose last referent is remembered, to count addresses that came back
+
+_real_id = builtins.id
+_THIS_FILE = __file__
+_serial = itertools.count(1)
+_lock = threading.RLock()
+_local = threading.local()
+
+
+class Address(int):
+    """An address or id of the same value as ``int(self)``, which remembers what it was taken
+    from. ``int(address)`` drops the memory: use it where comparing raw numbers is the point."""
+
+    __hash__ = int.__hash__
+
+    def __eq__(self, other):
+        equal = int.__eq__(self, other)
+        if equal is True and type(other) is Address and _state.on:
+            _met(self, other, sys._getframe(1))
+        return equal
+
+    def __ne__(self, other):
+        unequal = int.__ne__(self, other)
+        if unequal is False and type(other) is Address and _state.on:
+            _met(self, other, sys._getframe(1))
+        return unequal
+
+    # An offset from an address is still that address's key (``ptr + offset``).
+    def __add__(self, other):
+        value = int.__add__(self, other)
+        return _derived(self, value) if type(other) is int else value
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        value = int.__sub__(self, other)
+        return _derived(self, value) if type(other) is int else value
+
+    def __str__(self):
+        return Text(int.__repr__(self), self)
+
+    def __format__(self, spec):
+        text = int.__format__(self, spec)
+        return Text(text, self) if spec in ("", "d", "x", "#x", "X", "#X") else text
+
+    # A key pickled or copied travels as a plain number: the memory stays in this process.
+    def __reduce__(self):
+        return (int, (int(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class Text(str):
+    """``str()`` or ``format()`` of an :class:`Address`, concatenated with other text or not."""
+
+    __hash__ = str.__hash__
+
+    def __new__(cls, text, origin):
+        self = str.__new__(cls, text)
+        self.origin = origin
+        return self
+
+    def __eq__(self, other):
+        equal = str.__eq__(self, other)
+        if equal is True and type(other) is Text and _state.on and int.__eq__(self.origin, other.origin):
+            _met(self.origin, other.origin, sys._getframe(1))
+        return equal
+
+    def __ne__(self, other):
+        unequal = str.__ne__(self, other)
+        if unequal is False and type(other) is Text and _state.on and int.__eq__(self.origin, other.origin):
+            _met(self.origin, other.origin, sys._getframe(1))
+        return unequal
+
+    def __add__(self, other):
+        value = str.__add__(self, other)
+        return Text(value, self.origin) if isinstance(other, str) else value
+
+    def __radd__(self, other):
+        return Text(str.__add__(other, self), self.origin) if isinstance(other, str) else NotImplemented
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+class _State:
+    """What one process has seen. Counters are per process; findings are merged by
+    :mod:`harness.sanitize.report`."""
+
+    def __init__(self):
+        self.on = False
+        self.users = 0  # start() calls not yet matched by stop()
+        self.data_folder = None
+        self.reset()
+
+    def reset(self):
+        self.keys_taken = 0
+        self.came_back = 0  # a key taken at a value that an earlier, other referent had
+        self.last_referent: dict[int, object] = {}  # value -> token of the referent it was last taken from
+        self.findings: dict[tuple, dict] = {}
+        self.validated = 0  # stale matches on a marked lookup that dropped the old key
+        self.pending: list[_Pending] = []  # marked matches waiting for their lookup to finish
+        self.label = None  # the test or request running now
+
+
+_state = _State()
+
+
+def _tag(value: int, referent, kind: str, about, frame) -> Address:
+    address = Address(value)
+    address.referent = referent  # a weakref: its identity is the referent's while we hold it
+    address.kind = kind
+    address.serial = next(_serial)
+    address.about = about
+    address.stack = _stack(frame)
+    address.owner = None  # for a data_ptr: a weakref to the tensor it was read from
+    state = _state
+    state.keys_taken += 1
+    last = state.last_referent
+    previous = last.get(value)
+    if previous is not None and previous is not referent:
+        state.came_back += 1
+    elif previous is None and len(last) >= MAX_REMEMBERED:
+        for old in list(itertools.islice(last, MAX_REMEMBERED // 2)):
+            del last[old]
+    last[value] = referent
+    if state.pending:
+        _settle()
+    return address
+
+
+def _derived(origin: Address, value: int) -> Address:
+    address = Address(value)
+    address.__dict__.update(origin.__dict__)
+    return address
+
+
+def _stack(frame) -> tuple:
+    frames = []
+    while frame is not None and len(frames) < STACK_DEPTH:
+        code = frame.f_code
+        if code.co_filename != _THIS_FILE:
+            frames.append((code, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(frames)
+
+
+# --- what became of a referent -------------------------------------------------------------
+
+
+def _fate(address: Address) -> str | None:
+    """None while the referent the address was taken from still holds that value; else what
+    became of it, in a few words."""
+    referent = address.referent()
+    if address.kind == "id":
+        return None if referent is not None else "freed (the object was garbage-collected)"
+    owner = address.owner() if address.owner is not None else None
+    if referent is None:
+        if owner is not None:
+            return "storage replaced (the tensor lives on, on another storage: set_ or .data =); the old storage freed"
+        return "freed (its storage was released)"
+    base, size = _STORAGE_SPAN(referent)
+    if not base <= int(address) <= base + size:
+        return "data moved (its storage was resized or re-pointed)"
+    return None
+
+
+def _storage_span(storage) -> tuple[int, int]:
+    return _ORIGINAL["storage_data_ptr"](storage), storage.nbytes()
+
+
+_STORAGE_SPAN = _storage_span
+
+
+# --- a match ---------------------------------------------------------------------------------
+
+
+class _Pending:
+    """A stale match on a marked lookup, judged once its function has returned."""
+
+    __slots__ = ("old", "frame", "finding")
+
+    def __init__(self, old, frame, finding):
+        self.old, self.frame, self.finding = old, frame, finding
+
+
+def _met(a: Address, b: Address, frame) -> None:
+    if a.referent is b.referent:
+        return  # the same storage or object: not stale
+    old, new = (a, b) if a.serial < b.serial else (b, a)
+    fate = _fate(old)
+    if fate is None:
+        return  # the older referent still holds this value: two live aliases, not reuse
+    with _lock:
+        finding = {"new": new, "compared": (frame.f_code, frame.f_lineno), "fate": fate,
+                   "label": _state.label, "thread": threading.current_thread().name}
+        block = getattr(_local, "validated", None)
+        if block is not None or _marked(frame.f_code.co_filename, frame.f_lineno):
+            pending = _Pending(old, frame, finding)
+            (block if block is not None else _state.pending).append(pending)
+            return
+        _count(old, finding, marked=False)
+
+
+def _count(old: Address, finding: dict, marked: bool) -> None:
+    """Record one stale match. One finding per pair of places the two keys were taken; each
+    place they were compared at is listed under it with its own count."""
+    new = finding["new"]
+    key = (_where(old.stack), _where(new.stack))
+    kept = _state.findings.get(key)
+    if kept is None:
+        _state.findings[key] = kept = {
+            "kind": old.kind, "value": int(old), "fate": finding["fate"],
+            "old": {"taken": _frames(old.stack), "object": old.about},
+            "new": {"taken": _frames(new.stack), "object": new.about},
+            "compared": [], "count": 0, "labels": [], "thread": finding["thread"]}
+    kept["count"] += 1
+    site = _frame(*finding["compared"])
+    for compared in kept["compared"]:
+        if (compared["file"], compared["line"]) == (site["file"], site["line"]):
+            compared["count"] += 1
+            compared["marked_but_kept"] = compared["marked_but_kept"] or marked
+            break
+    else:
+        kept["compared"].append(dict(site, count=1, marked_but_kept=marked))
+    label = finding["label"]
+    if label is not None and label not in kept["labels"]:
+        kept["labels"].append(label)
+
+
+def _settle(final: bool = False) -> None:
+    """Judge the marked matches whose lookup has returned (all of them when ``final``)."""
+    with _lock:
+        running = set() if final else _running_frames()
+        waiting = [p for p in _state.pending if _real_id(p.frame) in running]
+        finished = [p for p in _state.pending if _real_id(p.frame) not in running]
+        _state.pending = waiting
+        _judge(finished, waiting)
+
+
+def settle() -> None:
+    """Judge every marked match now: the end of a block, a test or the process."""
+    if _state.pending:
+        _settle(final=True)
+
+
+def _judge(finished: list, waiting: list) -> None:
+    """A marked match is honoured when its old key is held by nothing but the sanitizer's
+    own records (the lookup dropped the stale entry); otherwise it is a finding."""
+    olds: dict[int, Address] = {}
+    groups: dict[int, list] = {}
+    for pending in finished:
+        # A returned frame that we hold keeps its locals (the lookup's entry, and through it
+        # the old key): let go of them first. A frame still running cannot be cleared.
+        try:
+            pending.frame.clear()
+        except RuntimeError:
+            pass
+        pending.frame = None
+        olds[_real_id(pending.old)] = pending.old
+        groups.setdefault(_real_id(pending.old), []).append(pending)
+        pending.old = None
+    for key, group in groups.items():
+        old = olds.pop(key)
+        ours = 2 + sum(p.old is old for p in waiting)  # this name, getrefcount's argument, waiting records
+        kept = sys.getrefcount(old) > ours
+        for pending in group:
+            if kept:
+                _count(old, pending.finding, marked=True)
+            else:
+                _state.validated += 1
+            pending.frame = pending.finding = None
+
+
+def _running_frames() -> set:
+    running = set()
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            running.add(_real_id(frame))
+            frame = frame.f_back
+    return running
+
+
+_marks: dict[tuple, bool] = {}
+
+
+def _marked(filename: str, line: int) -> bool:
+    key = (filename, line)
+    marked = _marks.get(key)
+    if marked is None:
+        marked = _marks[key] = PRAGMA in linecache.getline(filename, line)
+    return marked
+
+
+class validated:
+    """``with validated():`` marks the lookups inside as validated: a stale match there is
+    not reported if the old key is dropped by the end of the block (the cache rejected and
+    removed the stale entry); it is reported if the entry is kept."""
+
+    def __enter__(self):
+        self.outer = getattr(_local, "validated", None)
+        self.matches = _local.validated = []
+        return self
+
+    def __exit__(self, *exc):
+        _local.validated = self.outer
+        with _lock:
+            matches, self.matches = self.matches, []
+            _judge(matches, _state.pending)
+        return False
+
+
+# --- where -------------------------------------------------------------------------------------
+
+
+def _site(code, line) -> tuple:
+    return (code.co_filename, line, code.co_name)
+
+
+def _where(stack) -> tuple:
+    return tuple(_site(code, line) for code, line in stack)
+
+
+def _frame(code, line) -> dict:
+    return {"file": code.co_filename, "line": line, "function": code.co_name,
+            "source": linecache.getline(code.co_filename, line).strip()}
+
+
+def _frames(stack) -> list:
+    return [_frame(code, line) for code, line in stack]
+
+
+# --- the hooks -----------------------------------------------------------------------------------
+
+_ORIGINAL: dict = {}
+
+
+def _id(obj) -> int:
+    value = _real_id(obj)
+    if not _state.on or not type(obj).__weakrefoffset__:
+        return value
+    try:
+        referent = weakref.ref(obj)
+    except TypeError:
+        return value
+    return _tag(value, referent, "id", _describe(obj), sys._getframe(1))
+
+
+_id.__doc__ = _real_id.__doc__
+_id.__name__ = _id.__qualname__ = "id"
+
+
+def _describe(obj) -> dict:
+    about = {"type": f"{type(obj).__module__}.{type(obj).__qualname__}"}
+    tensor = _ORIGINAL.get("tensor")  # set once torch is whole and patched
+    if tensor is not None and isinstance(obj, tensor):
+        try:
+            about.update(shape=list(obj.shape), dtype=str(obj.dtype), device=str(obj.device))
+        except Exception:  # noqa: BLE001 - a subclass without a shape still has an id
+            pass
+    return about
+
+
+def _tensor_hook(original):
+    def data_ptr(self):
+        value = original(self)
+        if not value or not _state.on:
+            return value
+        try:
+            storage = self.untyped_storage()
+            referent = weakref.ref(storage)
+        except (RuntimeError, TypeError, NotImplementedError):
+            return value  # no single storage (nested, sparse, a wrapper subclass)
+        address = _tag(value, referent, "data_ptr", _describe(self), sys._getframe(1))
+        address.owner = weakref.ref(self)
+        return address
+
+    data_ptr.__name__ = data_ptr.__qualname__ = original.__name__
+    data_ptr.__doc__ = original.__doc__
+    return data_ptr
+
+
+def _storage_hook(original, untyped):
+    def data_ptr(self):
+        value = int(original(self))
+        if not value or not _state.on:
+            return value
+        storage = self if untyped else self._untyped_storage
+        about = {"type": type(self).__name__, "nbytes": storage.nbytes(), "device": str(storage.device)}
+        return _tag(value, weakref.ref(storage), "data_ptr", about, sys._getframe(1))
+
+    data_ptr.__name__ = data_ptr.__qualname__ = "data_ptr"
+    data_ptr.__doc__ = original.__doc__
+    return data_ptr
+
+
+def _patch_torch(torch) -> None:
+    if "tensor_data_ptr" in _ORIGINAL:
+        return
+    tensor, storage, typed = torch.Tensor, torch.UntypedStorage, torch.TypedStorage
+    _ORIGINAL.update(tensor=tensor, tensor_data_ptr=tensor.data_ptr, storage_data_ptr=storage.data_ptr,
+                     typed_data_ptr=typed.data_ptr)
+    tensor.data_ptr = _tensor_hook(tensor.data_ptr)
+    if hasattr(tensor, "const_data_ptr"):
+        _ORIGINAL["tensor_const_data_ptr"] = tensor.const_data_ptr
+        tensor.const_data_ptr = _tensor_hook(tensor.const_data_ptr)
+    storage.data_ptr = _storage_hook(_ORIGINAL["storage_data_ptr"], untyped=True)
+    typed.data_ptr = _storage_hook(_ORIGINAL["typed_data_ptr"], untyped=False)
+
+
+def _unpatch_torch() -> None:
+    torch = sys.modules.get("torch")
+    if torch is None or "tensor_data_ptr" not in _ORIGINAL:
+        return
+    torch.Tensor.data_ptr = _ORIGINAL.pop("tensor_data_ptr")
+    if "tensor_const_data_ptr" in _ORIGINAL:
+        torch.Tensor.const_data_ptr = _ORIGINAL.pop("tensor_const_data_ptr")
+    torch.UntypedStorage.data_ptr = _ORIGINAL["storage_data_ptr"]
+    torch.TypedStorage.data_ptr = _ORIGINAL.pop("typed_data_ptr")
+    _ORIGINAL.pop("tensor")
+
+
+class _PatchTorchOnImport:
+    """A meta path finder that patches torch right after the process imports it, so that
+    starting the sanitizer costs a process that never uses torch nothing."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                run = spec.loader.exec_module
+
+                def exec_module(module, run=run):
+                    run(module)
+                    if _state.on:
+                        _patch_torch(module)
+
+                spec.loader.exec_module = exec_module
+                return spec
+        return None
+
+
+_finder = _PatchTorchOnImport()
+
+
+# --- on and off --------------------------------------------------------------------------------
+
+
+def start(label: str | None = None) -> None:
+    """Switch tracking on in this process (nested calls count; :func:`stop` matches each)."""
+    with _lock:
+        _state.users += 1
+        if label is not None:
+            _state.label = label
+        if _state.on:
+            return
+        _state.on = True
+        builtins.id = _id
+        torch = sys.modules.get("torch")
+        if torch is not None and hasattr(torch, "Tensor"):
+            _patch_torch(torch)
+        elif _finder not in sys.meta_path:
+            sys.meta_path.insert(0, _finder)
+
+
+def stop() -> None:
+    """Undo one :func:`start`; the last one switches tracking off and settles marked matches."""
+    with _lock:
+        _state.users = max(0, _state.users - 1)
+        if _state.users or not _state.on:
+            return
+        _settle(final=True)
+        _state.on = False
+        builtins.id = _real_id
+        _unpatch_torch()
+        if _finder in sys.meta_path:
+            sys.meta_path.remove(_finder)
+
+
+def set_label(label: str | None) -> None:
+    """Attribute the matches that follow to ``label`` (a test id, a request)."""
+    _state.label = label
+
+
+def snapshot() -> dict:
+    """What this process has seen so far, as plain data (the data file's contents)."""
+    with _lock:
+        if _state.pending:
+            _settle()
+        return {"pid": os.getpid(), "argv": list(sys.argv), "keys_taken": _state.keys_taken,
+                "came_back": _state.came_back, "validated": _state.validated,
+                "findings": copy.deepcopy(list(_state.findings.values()))}
+
+
+def forget() -> None:
+    """Start counting afresh (the referents seen stay remembered)."""
+    with _lock:
+        remembered = _state.last_referent
+        _state.reset()
+        _state.last_referent = remembered
+
+
+# --- a process under ``address-reuse sanitize`` -------------------------------------------------
+
+
+def start_from_environment() -> bool:
+    """Called at interpreter start (sitecustomize): on when ``ADDRESS_REUSE_SANITIZE`` names
+    a folder. The process writes ``FOLDER/<pid>.json`` at exit, also through ``os._exit``
+    and in the child of a fork (which starts with no findings of its own)."""
+    folder = os.environ.get(ENV)
+    if not folder or _state.data_folder:
+        return False
+    _state.data_folder = folder
+    start()
+    atexit.register(write_data_file)
+    real_exit = os._exit
+
+    def _exit(status):
+        write_data_file()
+        real_exit(status)
+
+    os._exit = _exit
+    os.register_at_fork(after_in_child=forget)
+    return True
+
+
+def write_data_file() -> None:
+    folder = _state.data_folder
+    if not folder:
+        return
+    try:
+        if _state.on:
+            _settle(final=True)
+        data = snapshot()
+        path = os.path.join(folder, f"{os.getpid()}.json")
+        temporary = f"{path}.{_real_id(data)}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            json.dump(data, f, default=str)
+        os.replace(temporary, path)
+    except Exception as exc:  # noqa: BLE001 - exiting: say it, never raise out of atexit
+        print(f"address-reuse sanitize: could not write this process's findings: {exc}", file=sys.stderr)
