@@ -1,7 +1,11 @@
-"""Runs caches against scenarios and references, and writes reports."""
+"""Runs caches against scenarios and references, and writes reports.
+
+This module and the few it names are light (no torch): the command line's shared pieces
+that a command which never touches a tensor (``sanitize``) needs."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -30,3 +34,10 @@ def _as_typed(path: str) -> str:
         return str(absolute.relative_to(Path.cwd()))
     except ValueError:
         return str(absolute)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line (``prog: error: ...``) and exit 2, never a traceback."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")

@@ -14,6 +14,11 @@ def _program_name() -> str:
     return "address-reuse" if called == "address-reuse" else "python -m harness"
 
 
+# ``sanitize`` runs another command and needs none of the imports below (torch): it starts at once.
+if sys.argv[1:2] == ["sanitize"] and Path(sys.argv[0]).name in ("address-reuse", "__main__.py"):
+    from harness.sanitize.__main__ import main as sanitize
+    sys.exit(sanitize(sys.argv[2:], f"{_program_name()} sanitize"))
+
 with interrupted_is_one_line(_program_name()):  # importing torch takes seconds: Ctrl-C there is one line too
     from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
     from harness.audit import DEFAULT_BUDGET, AuditOptions, audit

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from cache_impl import CacheSpecError, Level, resolve
+from harness import OneLineParser  # noqa: F401 - the commands import it from here
 from harness.interrupt import EXIT_INTERRUPTED
 from harness.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
@@ -38,13 +39,6 @@ EXIT_FAILED = 4  # the run or its report failed midway: no report written, repor
 # ``python -m repro`` without --model: the toy in every scenario, the real Helios
 # transformer in the scenarios of the seed's bug and of what its fix leaves open.
 DEFAULT_MODELS = {"toy": None, "helios": ("freed_address_reused", "natural_reuse", "storage_swapped")}
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Usage errors as one line (``prog: error: ...``) and exit 2, never a traceback."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def level_argument(text: str) -> Level:

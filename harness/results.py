@@ -14,7 +14,6 @@ import io
 import json
 import os
 import signal
-import tempfile
 import threading
 import types
 import typing
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cache_impl import Level
+from harness.files import write_atomic
 from repro.scenarios import INCONCLUSIVE
 
 # A request's verdict. Inconclusive: its prompt source did not land on a freed
@@ -346,22 +346,6 @@ def uninterrupted():
         signal.signal(signal.SIGINT, previous)
         if pending and callable(previous):
             previous(signal.SIGINT, None)
-
-
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``; an
-    interrupt on the way leaves ``path`` as it was and no temporary file."""
-    path = Path(path)
-    raw = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_json(path: Path, obj) -> None:

@@ -44,9 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the command to run, after --")
 
 
-def environment(folder: str) -> dict:
-    """The command's environment: the sanitizer on, its bootstrap first on PYTHONPATH."""
-    env = dict(os.environ)
+def environment(folder: str, base: dict | None = None) -> dict:
+    """``base`` (default: this process's environment) with the sanitizer on, writing into
+    ``folder``, and its bootstrap first on PYTHONPATH."""
+    env = dict(os.environ if base is None else base)
     env[runtime.ENV] = folder
     env["PYTHONPATH"] = os.pathsep.join([str(BOOTSTRAP)] + [p for p in [env.get("PYTHONPATH")] if p])
     return env

@@ -8,8 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from harness.results import write_atomic
-from harness.scan.formats import SARIF_SCHEMA, sarif_uri
+from harness.files import write_atomic
+from harness.sarif import SARIF_SCHEMA, sarif_uri
 
 __all__ = ["FORMATS", "merge", "read_folder", "summary", "text", "verdict", "write_atomic"]
 
@@ -75,7 +75,7 @@ def read_folder(folder: Path) -> list[dict]:
 # --- text ----------------------------------------------------------------------------------------
 
 
-def _shown(path: str) -> str:
+def shown_path(path: str) -> str:
     """A path as a reader finds it: relative under the working folder, from the package down
     inside an installed environment."""
     try:
@@ -108,7 +108,7 @@ def _stack_lines(frames: list[dict]) -> list[str]:
         if any(marker in f["file"] for marker in RUNNER_FRAMES):
             break
         shown.append(f)
-    return [f"      #{i} {_shown(f['file'])}:{f['line']} in {f['function']}" + (f"   {f['source']}" if f["source"] else "")
+    return [f"      #{i} {shown_path(f['file'])}:{f['line']} in {f['function']}" + (f"   {f['source']}" if f["source"] else "")
             for i, f in enumerate(shown)]
 
 
@@ -120,7 +120,7 @@ def describe(finding: dict) -> list[str]:
              f"{finding['value']:#x}{times}"]
     for site in finding["compared"]:
         kept = "  (marked validated, but the stale entry was kept)" if site["marked_but_kept"] else ""
-        lines.append(f"  matched at {_shown(site['file'])}:{site['line']} in {site['function']}"
+        lines.append(f"  matched at {shown_path(site['file'])}:{site['line']} in {site['function']}"
                      f" ({site['count']}x){kept}" + (f"\n      {site['source']}" if site["source"] else ""))
     lines.append(f"  old key taken from {_object(finding['old']['object'])}, since {finding['fate']}:")
     lines += _stack_lines(finding["old"]["taken"])

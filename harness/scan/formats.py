@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from pathlib import Path
 
+from harness.sarif import SARIF_SCHEMA, sarif_uri
 from harness.scan.rules import CODES, Finding
 from harness.scan.runner import ScanResult
 
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 TOOL = "harness scan"
 
 
@@ -53,11 +52,6 @@ def as_json(result: ScanResult) -> str:
         "findings": [asdict(f) for f in result.findings],
         "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
     }, indent=2) + "\n"
-
-
-def sarif_uri(path: str) -> str:
-    p = Path(path)
-    return p.as_uri() if p.is_absolute() else p.as_posix()
 
 
 def sarif(result: ScanResult) -> str:
