@@ -123,12 +123,12 @@ def reuse_probe(device: torch.device, trials: int = PROBE_TRIALS) -> dict:
     def handed_back(make, where) -> int:
         """How often an object made right after another was freed takes its place."""
         same = 0
-        for _ in range(trials):
+        for _ in range(trials):  # bare numbers (int): meeting a freed address again is the point here
             obj = make()
-            before = where(obj)
+            before = int(where(obj))
             del obj
             obj = make()
-            same += where(obj) == before
+            same += int(where(obj)) == before
             del obj
         return same
 

@@ -153,7 +153,9 @@ def serve(model: VideoModel, strategy: SourceStrategy, requests: list[tuple[str,
     for index, (prompt, seed) in enumerate(requests):
         with strategy.grad_mode():
             sources = {role: strategy.make(role, states) for role, states in model.encode(prompt).items()}
-            addresses = {role: src.data_ptr() for role, src in sources.items()}
+            # Evidence of where each source lay, as bare numbers (int): comparing a freed
+            # address with a new one is the point of these records.
+            addresses = {role: int(src.data_ptr()) for role, src in sources.items()}
             reused_from = {role: tracker.reused_from(addr) for role, addr in addresses.items()}
             request_observe = on_request_start(index, sources) if on_request_start else None
             before = dict(model.stats)

@@ -94,15 +94,16 @@ class NewAllocations(TorchDispatchMode):
         out = func(*args, **(kwargs or {}))
         tensors = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
         inputs = {_storage(t) for t in tensors}
-        # torch.tensor() and from_numpy() make their tensor before dispatch: lift_fresh hands it on
-        input_ids = set() if func is torch.ops.aten.lift_fresh.default else {id(t) for t in tensors}
+        # torch.tensor() and from_numpy() make their tensor before dispatch: lift_fresh hands it on.
+        # Ids and addresses as bare numbers (int): meeting a freed one again is what is counted.
+        input_ids = set() if func is torch.ops.aten.lift_fresh.default else {int(id(t)) for t in tensors}
         for t in tree_leaves(out):
             if isinstance(t, torch.Tensor):
                 address = _storage(t)
                 if address and address not in inputs:
                     self.addresses.add(address)
-                if id(t) not in input_ids:  # an in-place result is its input, not a new object
-                    self.ids[id(t)] = None
+                if int(id(t)) not in input_ids:  # an in-place result is its input, not a new object
+                    self.ids[int(id(t))] = None
         return out
 
 
@@ -127,7 +128,7 @@ def new_allocations() -> NewAllocations:
 def _storage(t: torch.Tensor) -> int:
     try:
         storage = t.untyped_storage()
-        return storage.data_ptr() if storage.nbytes() else 0
+        return int(storage.data_ptr()) if storage.nbytes() else 0
     except (RuntimeError, NotImplementedError):  # no storage (a tensor subclass, meta)
         return 0
 
