@@ -696,6 +696,14 @@ def check(parser, args) -> int:
             timings["serve"] = time.perf_counter() - started
             results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
             first = first_positions(results["records"])
+            shift = results.get("first_diverged", {}).get("id_shift", 0)
+            if "address" in first:
+                started = time.perf_counter()
+                print("localising: the normal run again, under address-reuse sanitize", flush=True)
+                results["sanitized"] = sanitized_rerun({**job, "id_shift": shift}, plan.device, Path(tmp),
+                                                       args.call_timeout * len(requests) + 60)
+                results["localised"] = stale_matches(results["sanitized"])
+                timings["sanitize"] = time.perf_counter() - started
             if first and args.call:
                 from harness.pinpoint import localise_findings
                 started = time.perf_counter()
@@ -704,11 +712,11 @@ def check(parser, args) -> int:
                 runs = {"never_reuse": processes[ALONE_IN], "normal": processes["normal"],
                         "alone": processes["never_reuse_a"]}
                 # at the id shift of the first run that diverged, in both traced runs: the same code path
-                shift = results.get("first_diverged", {}).get("id_shift", 0)
-                results["localised"] = localise_findings({**job, "id_shift": shift}, requests, first, runs, Path(tmp),
-                                                         args.call_timeout * len(requests) + 60)
+                traced = localise_findings({**job, "id_shift": shift}, requests, first, runs, Path(tmp),
+                                           args.call_timeout * len(requests) + 60)
+                results["localised"] = results.get("localised", []) + traced
                 timings["localise"] = time.perf_counter() - started
-                results["environment"]["seconds"] = round(sum(timings.values()), 2)
+            results["environment"]["seconds"] = round(sum(timings.values()), 2)
     except ChildFailed as exc:
         return _give_up(str(exc), out, existed)
     results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
@@ -721,6 +729,56 @@ def check(parser, args) -> int:
     print(f"{' '.join(f'{k} {v:.1f}s' for k, v in timings.items())}; report: {out / 'report.md'}  "
           f"{out / 'report.html'}")
     return EXIT_CODES[results["verdict"]]
+
+
+def sanitized_rerun(job: dict, device: torch.device, folder: Path, timeout: float) -> dict:
+    """The normal run's stream served again in a fresh warm process under ``address-reuse
+    sanitize``: what the sanitizer saw (``harness.sanitize.report.merge``'s summary)."""
+    from harness.sanitize.command import environment
+    from harness.sanitize.report import merge, read_folder
+
+    data = folder / "sanitized-data"
+    data.mkdir()
+    path = folder / "sanitized-0.json"
+    path.write_text(json.dumps({**job, "never_reuse": False}))
+    (folder / "sanitized-pipeline.json").write_text(json.dumps(job))  # what its warm process imports
+    process = warm.WarmProcess("sanitized", folder / "sanitized-pipeline.json",
+                               environment(str(data), child_environment(NORMAL, device)), folder / "sanitized.log")
+    try:
+        process.submit("sanitized normal run", "repro.stream:main", [path, folder / "sanitized-0.pt"])
+        warm.wait_for([process], timeout)
+    except warm.JobFailed as exc:
+        raise ChildFailed(str(exc)) from None
+    finally:
+        process.stop()
+    return merge(read_folder(data))
+
+
+def stale_matches(sanitized: dict) -> list[dict]:
+    """A localised finding per stale address match the sanitized normal run saw: the lookup,
+    where its old key was taken, and from what. Confirmed: it happened on the path of a run
+    whose output diverged from the never-reuse run's."""
+    from harness.sanitize.report import shown_path
+
+    places: dict[str, int] = {}  # one line per lookup and the two frames that took the old key
+    for f in sanitized["findings"]:
+        lookup, key = f["compared"][0], "an id()" if f["kind"] == "id" else "a data_ptr()"
+        where = "".join(f"{' at' if not i else ', called from'} {shown_path(t['file'])}:{t['line']} ({t['source']})"
+                        for i, t in enumerate(f["old"]["taken"][:2]))
+        place = (f"{shown_path(lookup['file'])}:{lookup['line']}: a stale address match, confirmed (the normal "
+                 f"run's output diverged): {key} key met one of an object that is gone, {f['fate']}; the old "
+                 f"key was taken{where}")
+        places[place] = places.get(place, 0) + f["count"]
+    found = [{"axis": "address", "by": "sanitizer", "confirmed": True, "place": f"{place}; {count}x"}
+             for place, count in places.items()]
+    if not found:
+        seen = (f"{sanitized['keys_taken']:,} keys taken, {sanitized['came_back']:,} came back"
+                if sanitized["processes"] else "no process reported")
+        found.append({"axis": "address", "by": "sanitizer", "confirmed": False,
+                      "place": f"the sanitizer saw no stale address match in a normal re-run ({seen}): the key "
+                               "is not a data_ptr() or id() it can follow (hashed, bit operations, taken in C++), "
+                               "or the allocator placed the tensors elsewhere this time"})
+    return found
 
 
 def print_summary(results: dict) -> None:

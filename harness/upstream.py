@@ -165,7 +165,8 @@ the allocator put its tensors).
 ## Where
 The hooks {cell.hook} installs, whose state outlives a request:
 {places}
-{("First point where the two runs part:" + chr(10) + localised) if localised else ""}
+{("Where the check localised it (a stale address match the sanitizer saw first, then the first point where "
+  "the traced runs part):" + chr(10) + localised) if localised else ""}
 
 ## Suggested fix
 {FIXES.get(cell.outcome.split(",")[0], FIXES["carries state"])}

@@ -128,6 +128,11 @@ def test_the_pre_fix_cache_is_found_address_dependent_and_the_fix_clean(tmp_path
     assert results["allocators"]["normal"]["sources_on_freed_address"] > 0
     assert results["allocators"]["normal"]["probe"]["object_ids"] > 0  # CPython's pool reuses ids
     assert (out / "gifs" / "first-diverged.gif").stat().st_size > 0
+    # A --model pipeline is localised too: the sanitized normal run names the cache's lookup and the key's origin.
+    (match, *more) = [f for f in results["localised"] if f["by"] == "sanitizer"]
+    assert match["confirmed"] and match["place"].startswith("cache_impl/fingerprint_lru.py:34: a stale address match")
+    assert "called from cache_impl/fingerprint_lru.py:40 (key = fingerprint(source))" in match["place"]
+    assert match["place"] in printed and match["place"] in (out / "report.md").read_text()
     assert "address-dependent" in (out / "report.md").read_text() and (out / "report.html").stat().st_size > 0
     written = (out / "report.md").read_text()
     (out / "report.md").unlink()
@@ -394,12 +399,22 @@ def test_call_finds_what_a_function_written_outside_the_repo_does(tmp_path, caps
     assert (code, results["verdict"]) == (EXIT_CODES[verdict], verdict), printed
     records = results["records"]
     if verdict != CLEAN:  # the first divergence is named in the function's own code, like a linter
-        (finding,) = results["localised"]
         source = (tmp_path / "outside" / "theirfns" / "fns.py").read_text().splitlines()
+        traced = [f for f in results["localised"] if f.get("by") != "sanitizer"]
+        (finding,) = traced
         path, line, _ = finding["place"].split(":", 2)
         assert path.endswith("theirfns/fns.py") and finding["place"] in printed, finding
         # lru_cache: where the helper hands back the cached projection; memo: where the memo is read.
         assert {"with_lru": "return _projected(", "with_memo": '_LAST["text"]'}[fn] in source[int(line) - 1]
+        sanitized = [f for f in results["localised"] if f.get("by") == "sanitizer"]
+        if verdict == ADDRESS_DEPENDENT:  # the sanitizer names the comparison of the stale key, and where it was taken
+            (match,) = sanitized
+            path, line, _ = match["place"].split(":", 2)
+            assert match["confirmed"] and path.endswith("theirfns/fns.py") and match["place"] in printed
+            assert "return self.key == other.key" in source[int(line) - 1]
+            assert "self.key = (tensor.data_ptr(), tuple(tensor.shape))" in match["place"]
+        else:  # carried state involves no address: the sanitizer is not asked
+            assert not sanitized
     if verdict == ADDRESS_DEPENDENT:  # only where its input landed on a freed address; nothing carried otherwise
         diverged = [r for r in records if r["verdict"] == DIVERGED]
         assert diverged and all(r["address_reused"] for r in diverged)

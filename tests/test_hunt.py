@@ -109,3 +109,8 @@ def test_hunt_cell(diffusers_hooks, hunt_hook, tmp_path):
         assert c.upstream["buggy_exit"] == 1, (folder / "run-buggy.txt").read_text()
         assert "AssertionError" in (folder / "run-buggy.txt").read_text()
         assert c.upstream["fixed_exit"] == 0, (folder / "run-fixed.txt").read_text()
+        if c.hook == "TextKVCacheConfig":  # keyed by data_ptr(): the sanitizer names the lookup in diffusers' hook
+            lookup = [p for p in c.localised if "a stale address match, confirmed" in p]
+            assert lookup and "diffusers/hooks/text_kv_cache.py" in lookup[0].split(": a stale")[0], c.localised
+            assert "encoder_hidden_states.data_ptr()" in lookup[0]
+            assert lookup[0].split("address: ", 1)[1] in (folder / "README.md").read_text()
