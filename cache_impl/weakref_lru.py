@@ -36,14 +36,14 @@ class SourceTensorLRUCache:
         key = fingerprint(source)
         with self._lock:
             # The lookup may meet a dead source's entry (its address reused): the check below
-            # rejects and deletes it. The marks say so to ``address-reuse sanitize``, which
+            # rejects and deletes it. The mark says so to ``address-reuse sanitize``, which
             # still reports the match if the entry is kept (docs/sanitize.md).
             entry = self._entries.get(key)  # address-reuse: validated
             if entry is None:
                 return None
             ref, value = entry
             if ref() is None:  # source freed: its address now belongs to someone else
-                del self._entries[key]  # address-reuse: validated
+                del self._entries[key]
                 return None
             self._entries.move_to_end(key)
             return value

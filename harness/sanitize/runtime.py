@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import copy
+import dis
 import builtins
 import itertools
 import json
@@ -230,9 +231,16 @@ class _Pending:
         self.old, self.frame, self.finding = old, frame, finding
 
 
+# ``d[key] = value`` and ``del d[key]`` compare keys too, but read nothing: storing over or
+# deleting a dead object's entry is how a cache forgets it, never a stale value served.
+_WRITES = frozenset({dis.opmap["STORE_SUBSCR"], dis.opmap["DELETE_SUBSCR"]})
+
+
 def _met(a: Address, b: Address, frame) -> None:
     if a.referent is b.referent:
         return  # the same storage or object: not stale
+    if frame.f_code.co_code[frame.f_lasti] in _WRITES:
+        return
     old, new = (a, b) if a.serial < b.serial else (b, a)
     fate = _fate(old)
     if fate is None:
