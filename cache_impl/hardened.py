@@ -116,7 +116,10 @@ class HardenedCache:
             # values of complex tensors only (a real tensor's conjugate is itself):
             # ``conj`` is None for real ones.
             ptr, version, dtype, shape, stride, storage, neg, conj = ref.fast
-            if (source.data_ptr() == ptr and (version is None or source._version == version)
+            # A source rebound to a fresh storage at its old address meets its old address here;
+            # the storage check rejects it, and the slow path drops the entry (docs/sanitize.md).
+            if (source.data_ptr() == ptr  # address-reuse: validated
+                    and (version is None or source._version == version)
                     and source.dtype is dtype and source.shape == shape and source.stride() == stride
                     and storage_id(source) == storage and source.is_neg() is neg
                     and (conj is None or source.is_conj() is conj)):

@@ -39,7 +39,9 @@ class WeakIdCache:
                 return None
             del self._entries[source]
             fingerprint_then, storage, value = item
-            if fingerprint_then != key or storage_id(source) != storage.cdata:
+            # A source rebound to a fresh storage at its old address meets its old key here:
+            # rejected, and its entry, taken out above, is not put back: a validated lookup.
+            if fingerprint_then != key or storage_id(source) != storage.cdata:  # address-reuse: validated
                 return None  # same object, but updated in place, relaid or rebound
             self._entries[source] = item  # re-insert: most recently used goes last
             return value

@@ -18,7 +18,8 @@ import cache_impl.keys as keys_module
 import cache_impl.weakref_lru as weakref_module
 import cache_impl.hardened as hardened_module
 
-FAST_CHECK = '''            if (source.data_ptr() == ptr and (version is None or source._version == version)
+FAST_CHECK = '''            if (source.data_ptr() == ptr  # address-reuse: validated
+                    and (version is None or source._version == version)
                     and source.dtype is dtype and source.shape == shape and source.stride() == stride
                     and storage_id(source) == storage and source.is_neg() is neg
                     and (conj is None or source.is_conj() is conj)):'''
@@ -65,7 +66,7 @@ MUTANTS = [
     Mutant("fast_path_skips_version", "the version check on the identity fast path",
            (_fast("(version is None or source._version == version)", "True"),)),
     Mutant("fast_path_skips_address", "the address check on the identity fast path",
-           (_fast("source.data_ptr() == ptr and ", ""),)),
+           (_fast("source.data_ptr() == ptr  # address-reuse: validated\n                    and ", ""),)),
     Mutant("fast_path_skips_shape", "the shape check on the identity fast path",
            (_fast(" and source.shape == shape", ""),)),
     Mutant("fast_path_skips_stride", "the stride check on the identity fast path",
@@ -124,10 +125,10 @@ MUTANTS = [
 # audit's search must kill them, and a test checks that the catalogue alone does not.
 MUTANTS += [
     _search_only("trusts_entry_after_many_hits", "every check, once an entry has served 16 hits",
-                 ("hardened", "            if (source.data_ptr() == ptr and",
+                 ("hardened", "            if (source.data_ptr() == ptr  # address-reuse: validated",
                   "            served = self.__dict__.setdefault('_served', {})\n"
                   "            served[id(ref)] = served.get(id(ref), 0) + 1\n"
-                  "            if served[id(ref)] > 16 or (source.data_ptr() == ptr and")),
+                  "            if served[id(ref)] > 16 or (source.data_ptr() == ptr  # address-reuse: validated")),
     _search_only("full_cache_skips_recheck", "the referent recheck once 32 or more entries are held",
                  _slow_trusts_when("len(self._recency) >= 32 and ref() is not None")),
     _search_only("large_cache_skips_liveness", "the liveness guard when max_size > 64",
