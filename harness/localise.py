@@ -388,9 +388,12 @@ class _Recorder(TorchFunctionMode):
 
     def _source(self, t: torch.Tensor) -> int | None:
         """The event that produced ``t``, -1 for a parameter, None if nothing recorded it."""
-        hit = self.known.get(id(t))
-        if hit is not None and hit[0]() is t:
-            return hit[1]
+        key = id(t)
+        hit = self.known.get(key)  # address-reuse: validated (a dead object's entry is deleted below)
+        if hit is not None:
+            if hit[0]() is t:
+                return hit[1]
+            del self.known[key]  # another object had this id: forget it
         if isinstance(t, torch.nn.Parameter):
             self.known[id(t)] = (weakref.ref(t), -1)
             return -1

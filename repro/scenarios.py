@@ -430,13 +430,13 @@ def _freed_id(make_cache, attempts: int = 20):
         probe.begin()
         probe.lookup(a, f"attempt {attempt} request A")
         probe.end()
-        old_id = id(a)
+        old_id = int(id(a))  # a bare number: meeting it again in b is what is counted
         make_b = arena.prepare(_content(300 + attempt))  # a is not looked up again
         del a
         b = make_b()
-        same_id += id(b) == old_id
+        same_id += int(id(b)) == old_id
         probe.begin()
-        probe.lookup(b, f"attempt {attempt} request B" + (" (same id)" if id(b) == old_id else ""))
+        probe.lookup(b, f"attempt {attempt} request B" + (" (same id)" if int(id(b)) == old_id else ""))
         probe.end()
         del b
         if same_id:
@@ -463,17 +463,17 @@ def _dies_during_eviction(make_cache, attempts: int = 20):
         cache.put(holder, a[:])  # this value, a view, is what keeps `a` alive below
         cache.put(a, project(a))
         request_ends(cache)
-        old_id, third_value = id(a), project(third)
+        old_id, third_value = int(id(a)), project(third)  # a bare number: meeting it again is what is counted
         make_b = arena.prepare(_content(700 + attempt))
         del a
         request_begins(cache)
         cache.put(third, third_value)  # evicts holder's entry: `a` dies inside the cache's own call
         b = make_b()
-        same_id += id(b) == old_id
+        same_id += int(id(b)) == old_id
         value_b = cache.get(b)
         request_ends(cache)
         if value_b is not None and not torch.equal(value_b, project(b)):
-            found.append(f"attempt {attempt}" + (" (same id)" if id(b) == old_id else ""))
+            found.append(f"attempt {attempt}" + (" (same id)" if int(id(b)) == old_id else ""))
         del b, holder, third
         cache.clear()
         if same_id or found:
@@ -498,13 +498,14 @@ def natural_reuse(make_cache, requests: int = 24):
     for req in range(requests):
         probe.begin()
         src = torch.randn(SHAPE) @ weight  # a fresh encoder output, as a server makes one
-        if src.data_ptr() in recent:
-            back = len(recent) - recent.index(src.data_ptr())
+        address = int(src.data_ptr())  # bare numbers: finding a freed address again is what is counted
+        if address in recent:
+            back = len(recent) - recent.index(address)
             reuses.append(f"request {req} got the address request {req - back} freed")
         probe.lookup(src, f"request {req} step 0")
         probe.lookup(src, f"request {req} step 1", expect_hit=True)
         probe.end()
-        recent = (recent + [src.data_ptr()])[-2:]
+        recent = (recent + [address])[-2:]
         del src
     evidence = {"how": "natural", "requests": requests, "reused": len(reuses), "examples": reuses[:3]}
     if not reuses:
@@ -624,9 +625,9 @@ def _dtype_round_trip(make_cache, attempts: int = 20):
             probe.begin()
             probe.lookup(weight, f"attempt {attempt}: weight before")
             probe.end()
-            old = weight.data_ptr()
+            old = int(weight.data_ptr())  # a bare number: the weight landing there again is what is counted
             layer.half().float()  # the float32 weight now holds rounded values
-            if weight.data_ptr() == old:
+            if int(weight.data_ptr()) == old:
                 reused += 1
                 probe.begin()
                 probe.lookup(weight, f"attempt {attempt}: weight after half().float(), at its old address")

@@ -191,7 +191,7 @@ def test_an_address_compares_as_its_number_and_keys_built_from_it_are_followed()
         assert f"{new:x}" == format(int(new), "x")
     assert run.verdict == "stale"
     assert len(run.findings) == 1 and run.findings[0]["count"] == 2  # str() and + each met once
-    assert runtime._real_id is id  # tracking is off again outside the block
+    assert (id is runtime._real_id) == (runtime._state.users == 0)  # off again, unless a run outside is on
 
 
 @pytest.mark.core_model
@@ -283,13 +283,14 @@ def test_a_users_test_suite_names_the_tests_under_the_command_and_with_the_pytes
     assert failed == {"test_user_suite.py::test_id_memo_serves", "test_user_suite.py::test_ptr_memo_serves"}
 
 
-CHILDREN = """
+PROMPTS = ["a", "b", "c", "d", "e", "f"]
+CHILDREN = f"""
 import os, subprocess, sys
-subprocess.run([sys.executable, "id_memo.py"], check=True)  # a child Python process
+subprocess.run([sys.executable, "-c", "import id_memo; id_memo.serve({PROMPTS})"], check=True)  # a child Python
 pid = os.fork()
 if pid == 0:  # a forked child that leaves through os._exit, as worker pools do
     import id_memo
-    id_memo.serve(["a", "b", "c"])
+    id_memo.serve({PROMPTS})
     os._exit(0)
 os.waitpid(pid, 0)
 """
@@ -300,11 +301,11 @@ def test_child_processes_and_forks_are_tracked_and_merged(tmp_path):
     assert run.returncode == 1, run.stderr
     data = json.loads((tmp_path / "out.json").read_text())
     assert data["processes"] == 3  # this one and its two children
-    # One finding per stack where the keys were taken: the script's and the fork's (called from <string>).
-    assert {Path(f["old"]["taken"][-1]["file"]).name for f in data["findings"]} == {"id_memo.py", "<string>"}
-    assert [f["count"] for f in data["findings"]] == [4, 4]
+    # One finding per stack where the keys were taken: the child's and the fork's (from two <string> lines).
+    callers = {f["old"]["taken"][-1]["line"] for f in data["findings"]}
+    assert len(data["findings"]) == 2 and len(callers) == 2, callers
     lookups = {(Path(c["file"]).name, c["line"]) for f in data["findings"] for c in f["compared"]}
-    assert len(lookups) == 2 and {name for name, _ in lookups} == {"id_memo.py"}
+    assert {name for name, _ in lookups} == {"id_memo.py"}
 
 
 @pytest.mark.core_model
@@ -353,7 +354,7 @@ def test_ctrl_c_is_one_line_and_130_with_nothing_left_behind(tmp_path):
     assert process.returncode == 130, err
     # The command's own traceback (Python's answer to Ctrl-C) is its output; ours is one line, no report.
     ours = [line for line in err.splitlines() if line.startswith(("python -m harness", "address-reuse"))]
-    assert ours == ["python -m harness: interrupted"] and err.rstrip().endswith(ours[0])
+    assert ours == ["python -m harness sanitize: interrupted"] and err.rstrip().endswith(ours[0])
     assert not list(tmp_path.glob("address-reuse-sanitize-*"))
 
 
