@@ -117,7 +117,7 @@ class HardenedCache:
             # ``conj`` is None for real ones.
             ptr, version, dtype, shape, stride, storage, neg, conj = ref.fast
             # A source rebound to a fresh storage at its old address meets its old address here;
-            # the storage check rejects it, and the slow path drops the entry (docs/sanitize.md).
+            # the storage check rejects it (docs/sanitize.md).
             if (source.data_ptr() == ptr  # address-reuse: validated
                     and (version is None or source._version == version)
                     and source.dtype is dtype and source.shape == shape and source.stride() == stride
@@ -125,6 +125,9 @@ class HardenedCache:
                     and (conj is None or source.is_conj() is conj)):
                 ref.used = True  # evicted by another thread meanwhile? the value is still this source's
                 return ref.value
+            if storage_id(source) != storage:  # rebound: this entry can never be this source's again
+                with self._lock:
+                    self._forget(ref)
         key = fingerprint(source)
         # This lookup can meet the entry of a source that died while a view kept its
         # storage, the storage having died since: _unchanged rejects it and _forget drops

@@ -233,13 +233,21 @@ class _Pending:
 
 # ``d[key] = value`` and ``del d[key]`` compare keys too, but read nothing: storing over or
 # deleting a dead object's entry is how a cache forgets it, never a stale value served.
-_WRITES = frozenset({dis.opmap["STORE_SUBSCR"], dis.opmap["DELETE_SUBSCR"]})
+_STORE, _DELETE = dis.opmap["STORE_SUBSCR"], dis.opmap["DELETE_SUBSCR"]
 
 
 def _met(a: Address, b: Address, frame) -> None:
+    """``a == b`` was asked (``a`` the stored key in a dict or set) and they are equal."""
     if a.referent is b.referent:
         return  # the same storage or object: not stale
-    if frame.f_code.co_code[frame.f_lasti] in _WRITES:
+    op = frame.f_code.co_code[frame.f_lasti]
+    if op == _STORE:
+        # A dict keeps its old key object when a value is stored over an equal key: from now
+        # on that object stands for the new key, so later lookups of the entry are not stale.
+        if a.serial < b.serial:
+            a.__dict__.update(b.__dict__)
+        return
+    if op == _DELETE:
         return
     old, new = (a, b) if a.serial < b.serial else (b, a)
     fate = _fate(old)
@@ -513,6 +521,7 @@ def start(label: str | None = None) -> None:
         if _state.on:
             return
         _state.on = True
+        _state.last_referent.clear()  # a new session: what came back is counted from here
         builtins.id = _id
         torch = sys.modules.get("torch")
         if torch is not None and hasattr(torch, "Tensor"):
