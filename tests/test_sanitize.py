@@ -386,9 +386,14 @@ def test_the_repro_matrix_every_fingerprint_contamination_found_at_its_lookup_an
     contaminated = 0
     for r in results.records:
         label = f"{r.model} {r.scenario} {r.cache} seed {r.seed} request {r.request}"
+        lookup = {f"{'weakref' if r.cache == 'weakref' else 'fingerprint'}_lru.py"}
         if r.verdict == "contaminated" and r.scenario != "persistent_buffer_inference":
             contaminated += 1
-            assert where.get(label) == {f"{'weakref' if r.cache == 'weakref' else 'fingerprint'}_lru.py"}, label
+            assert where.get(label) == lookup, label
+        elif r.cache in ("fingerprint", "weakref") and label in where:
+            # A stale lookup whose value happened to be right: the negative prompt's source, the same
+            # every request, met the last request's entry (the matrix counts only the prompt's).
+            assert where[label] == lookup and r.verdict != "contaminated", label
         else:
             assert label not in where, (label, r.verdict)
     assert contaminated >= 10 and {m for m in models} <= {r.model for r in results.records}
