@@ -613,7 +613,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
 
 def _if_reused(name: str, lookup: str, what: str) -> str:
     """Look up only where the allocator really reused the address; else the trial is inconclusive."""
-    return (f"if {name}.data_ptr() == ptr:\n    look({lookup}, '{what}: the next request at its address')\n"
+    # Bare numbers (int): the allocator handing the address back is what is tested here.
+    return (f"if int({name}.data_ptr()) == int(ptr):\n    look({lookup}, '{what}: the next request at its address')\n"
             f"else:\n    inconclusive.append('{what}')")
 
 
