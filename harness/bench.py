@@ -276,6 +276,50 @@ def matrix_seconds() -> float:
         return time.perf_counter() - start
 
 
+# The test-suite slice timed with and without ``--address-sanitize``: the designs' tests and the
+# conformance suite, every design through the audit's scenarios (many keys taken, addresses reused).
+SUITE_SLICE = ("tests/test_cache_impl.py", "tests/test_conformance.py")
+
+
+def sanitizer_samples(pairs: int = 2) -> dict:
+    """Seconds of the repro pipeline (the toy in every scenario x every design, one seed, in this
+    process) and of a test-suite slice (pytest in a fresh process), each without and with the
+    sanitizer, the two timed back to back, in alternating order, ``pairs`` times."""
+    import os
+    import subprocess
+    import sys
+
+    from harness.cli import STRATEGIES
+    from harness.sanitize import sanitizing
+
+    plan = RunPlan(caches=list(DESIGNS), models={"toy": list(STRATEGIES)}, seeds=[0], requests=3,
+                   device=torch.device("cpu"))
+    root = Path(__file__).resolve().parent.parent
+
+    def pipeline(sanitized: bool) -> float:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            with sanitizing() if sanitized else contextlib.nullcontext():
+                run_matrix(plan, Path(tmp), progress=lambda line: None)
+            return time.perf_counter() - start
+
+    def suite(sanitized: bool) -> float:
+        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *SUITE_SLICE]
+        start = time.perf_counter()
+        subprocess.run(argv + (["--address-sanitize"] if sanitized else []), cwd=root, capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+        return time.perf_counter() - start
+
+    samples = {}
+    for name, timed in (("repro pipeline", pipeline), ("test-suite slice", suite)):
+        off, on = [], []
+        for r in range(pairs):
+            for sanitized in ((False, True) if r % 2 == 0 else (True, False)):
+                (on if sanitized else off).append(timed(sanitized))
+        samples[name] = {"off_s": off, "on_s": on}
+    return samples
+
+
 def _table(title: str, rows: dict, columns: list, fmt=lambda v: f"{v:,.0f}") -> list[str]:
     lines = [f"### {title}", "", "| | " + " | ".join(str(c) for c in columns) + " |",
              "|---|" + "---:|" * len(columns)]
@@ -311,6 +355,10 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     result["flops"] = analytic_flops()
     progress("default repro matrix ...")
     result["matrix_seconds"] = matrix_seconds()
+    progress("the sanitizer's overhead ...")
+    sanitized = sanitizer_samples()
+    result["sanitizer"] = {name: {**v, "off_median_s": statistics.median(v["off_s"]),
+                                  "on_median_s": statistics.median(v["on_s"])} for name, v in sanitized.items()}
     look, sizes = result["lookup"]["ns_per_call"], result["sizes"]
     # (ratio, goal): each goal is an upper bound on a ratio of samples timed back to back
     checks = {
@@ -321,6 +369,8 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
         "hardened miss / weakref miss": (paired_ratio(look_s["miss"]["hardened"], look_s["miss"]["weakref"]), 1.0),
         "hardened stale (dead) / weakref stale (dead)": (
             paired_ratio(look_s["stale (dead source)"]["hardened"], look_s["stale (dead source)"]["weakref"]), 1.0),
+        **{f"{name} with the sanitizer / without": (paired_ratio(v["on_s"], v["off_s"]), 1.5)
+           for name, v in sanitized.items()},
     }
     result["ratios"] = {k: {"ratio": r, "goal_at_most": g, "met": r <= g} for k, (r, g) in checks.items()}
 
@@ -350,7 +400,11 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     md += [f"- At real Helios dimensions the cached projections are {f['cached_flops_per_step'] / 1e12:.2f} "
            f"TFLOP of {f['total_flops_per_step'] / 1e15:.2f} PFLOP per step and branch: "
            f"{f['cached_share']:.2%} (analytic; {f['assumptions']['video_tokens']} video tokens assumed).",
-           f"- Default `make repro` matrix: {result['matrix_seconds']:.1f} s after set-up.", ""]
+           f"- Default `make repro` matrix: {result['matrix_seconds']:.1f} s after set-up."]
+    md += [f"- {name}, without / with `address-reuse sanitize`: {v['off_median_s']:.1f} s / {v['on_median_s']:.1f} s "
+           f"(medians of {len(v['off_s'])}; the ratio above is per pair)" for name, v in result["sanitizer"].items()]
+    md += [f"  (repro pipeline: the toy in every scenario x design, one seed, in this process; test-suite slice: "
+           f"pytest {' '.join(SUITE_SLICE)} in a fresh process, with --address-sanitize or not)", ""]
     text = "\n".join(md)
     write_json(out_dir / "bench.json", result)
     write_atomic(out_dir / "bench.md", text + "\n")

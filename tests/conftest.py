@@ -8,6 +8,9 @@ import os
 
 import pytest
 
+# A user's own scripts and tests, run under the sanitizer by tests/test_sanitize.py, not here.
+collect_ignore = ["sanitize_cases"]
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("address-reuse harness")
