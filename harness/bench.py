@@ -282,18 +282,18 @@ SUITE_SLICE = ("tests/test_cache_impl.py", "tests/test_conformance.py")
 
 
 def sanitizer_samples(pairs: int = 2) -> dict:
-    """Seconds of the repro pipeline (the toy in every scenario x every design, one seed, in this
-    process) and of a test-suite slice (pytest in a fresh process), each without and with the
-    sanitizer, the two timed back to back, in alternating order, ``pairs`` times."""
+    """Seconds of the repro pipeline (``make repro``'s matrix, one seed, in this process) and of a
+    test-suite slice (pytest in a fresh process), each without and with the sanitizer, the two
+    timed back to back, in alternating order, ``pairs`` times."""
     import os
     import subprocess
     import sys
 
-    from harness.cli import STRATEGIES
+    from harness.cli import DEFAULT_MODELS, STRATEGIES
     from harness.sanitize import sanitizing
 
-    plan = RunPlan(caches=list(DESIGNS), models={"toy": list(STRATEGIES)}, seeds=[0], requests=3,
-                   device=torch.device("cpu"))
+    models = {m: [s for s in STRATEGIES if only is None or s in only] for m, only in DEFAULT_MODELS.items()}
+    plan = RunPlan(caches=list(DESIGNS), models=models, seeds=[0], requests=3, device=torch.device("cpu"))
     root = Path(__file__).resolve().parent.parent
 
     def pipeline(sanitized: bool) -> float:
@@ -312,6 +312,7 @@ def sanitizer_samples(pairs: int = 2) -> dict:
 
     samples = {}
     for name, timed in (("repro pipeline", pipeline), ("test-suite slice", suite)):
+        timed(False)  # warm-up, not counted: the first run imports and builds what later runs reuse
         off, on = [], []
         for r in range(pairs):
             for sanitized in ((False, True) if r % 2 == 0 else (True, False)):
@@ -403,7 +404,7 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
            f"- Default `make repro` matrix: {result['matrix_seconds']:.1f} s after set-up."]
     md += [f"- {name}, without / with `address-reuse sanitize`: {v['off_median_s']:.1f} s / {v['on_median_s']:.1f} s "
            f"(medians of {len(v['off_s'])}; the ratio above is per pair)" for name, v in result["sanitizer"].items()]
-    md += [f"  (repro pipeline: the toy in every scenario x design, one seed, in this process; test-suite slice: "
+    md += [f"  (repro pipeline: `make repro`'s matrix, one seed, in this process; test-suite slice: "
            f"pytest {' '.join(SUITE_SLICE)} in a fresh process, with --address-sanitize or not)", ""]
     text = "\n".join(md)
     write_json(out_dir / "bench.json", result)
