@@ -700,7 +700,7 @@ def check(parser, args) -> int:
             if "address" in first:
                 started = time.perf_counter()
                 print("localising: the normal run again, under address-reuse sanitize", flush=True)
-                results["sanitized"] = sanitized_rerun({**job, "id_shift": shift}, plan.device, Path(tmp),
+                results["sanitized"] = sanitized_rerun({**job, "id_shift": shift}, processes["normal"], Path(tmp),
                                                        args.call_timeout * len(requests) + 60)
                 results["localised"] = stale_matches(results["sanitized"])
                 timings["sanitize"] = time.perf_counter() - started
@@ -731,26 +731,21 @@ def check(parser, args) -> int:
     return EXIT_CODES[results["verdict"]]
 
 
-def sanitized_rerun(job: dict, device: torch.device, folder: Path, timeout: float) -> dict:
-    """The normal run's stream served again in a fresh warm process under ``address-reuse
-    sanitize``: what the sanitizer saw (``harness.sanitize.report.merge``'s summary)."""
-    from harness.sanitize.command import environment
+def sanitized_rerun(job: dict, process: warm.WarmProcess, folder: Path, timeout: float) -> dict:
+    """The normal run's stream served again, as a job of the normal run's warm ``process``, under
+    ``address-reuse sanitize``: what the sanitizer saw (``harness.sanitize.report.merge``'s summary)."""
     from harness.sanitize.report import merge, read_folder
 
     data = folder / "sanitized-data"
     data.mkdir()
     path = folder / "sanitized-0.json"
     path.write_text(json.dumps({**job, "never_reuse": False}))
-    (folder / "sanitized-pipeline.json").write_text(json.dumps(job))  # what its warm process imports
-    process = warm.WarmProcess("sanitized", folder / "sanitized-pipeline.json",
-                               environment(str(data), child_environment(NORMAL, device)), folder / "sanitized.log")
+    process.submit("sanitized normal run", "harness.sanitize.command:job",
+                   [data, "repro.stream:main", path, folder / "sanitized-0.pt"])
     try:
-        process.submit("sanitized normal run", "repro.stream:main", [path, folder / "sanitized-0.pt"])
         warm.wait_for([process], timeout)
     except warm.JobFailed as exc:
         raise ChildFailed(str(exc)) from None
-    finally:
-        process.stop()
     return merge(read_folder(data))
 
 

@@ -401,21 +401,37 @@ def test_the_repro_matrix_every_fingerprint_contamination_found_at_its_lookup_an
 
 @pytest.mark.diffusion
 def test_diffusers_text_kv_cache_served_back_to_back_is_found_in_its_hook_and_clean_with_the_reset(tmp_path):
+    """The hunt's NucleusMoE cell, served as an engine serves it, in one fresh process (a pytest
+    worker's heap would decide reuse by chance): four requests with no reset, then four with
+    diffusers' reset before each, each in a ``sanitizing()`` block."""
     pytest.importorskip("diffusers")
     from repro.models import hunt_models
     if "TextKVCacheConfig" not in hunt_models.hook_names():
         pytest.skip("this diffusers ships no TextKVCacheConfig")
     script = tmp_path / "serve.py"
-    script.write_text("import sys\nimport repro.models.hunt_models as m\n"
-                      "serve = getattr(m, 'nucleusmoe/TextKVCacheConfig/' + sys.argv[1])\n"
-                      "for i, prompt in enumerate(['a red fox', 'a blue whale', 'a green frog', 'an owl']):\n"
-                      "    serve(prompt, i)\n")
-    buggy = _sanitize("--", sys.executable, str(script), "no-reset", env=RECYCLING, cwd=ROOT)
-    assert buggy.returncode == 1, buggy.stderr
-    assert "diffusers/hooks/text_kv_cache.py" in buggy.stderr.split("old key taken")[0]  # the lookup
-    assert "state.key = encoder_hidden_states.data_ptr()" in buggy.stderr  # where the key was taken
-    fixed = _sanitize("--", sys.executable, str(script), "reset", env=RECYCLING, cwd=ROOT)
-    assert fixed.returncode == 0, fixed.stderr  # silent, and conclusive: addresses did come back
+    script.write_text(
+        "import json\nimport repro.models.hunt_models as m\nfrom harness.sanitize import sanitizing\n"
+        "seen = {}\n"
+        "for mode in ('no-reset', 'reset'):\n"
+        "    serve = getattr(m, 'nucleusmoe/TextKVCacheConfig/' + mode)\n"
+        "    with sanitizing() as run:\n"
+        "        for i, prompt in enumerate(['a red fox', 'a blue whale', 'a green frog', 'an owl']):\n"
+        "            serve(prompt, i)\n"
+        "    seen[mode] = run.data\n"
+        "print(json.dumps(seen))\n")
+    environ = dict(os.environ, **RECYCLING)
+    environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=environ, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    buggy, fixed = seen["no-reset"], seen["reset"]
+    assert buggy["verdict"] == "stale"
+    (finding,) = buggy["findings"]
+    hook = Path(finding["compared"][0]["file"])
+    assert hook.as_posix().endswith("diffusers/hooks/text_kv_cache.py")  # the lookup, in diffusers
+    assert "data_ptr()" in finding["old"]["taken"][0]["source"] and Path(finding["old"]["taken"][0]["file"]) == hook
+    assert fixed["verdict"] == "clean" and fixed["came_back"] > 0  # silent, and conclusive
 
 
 @pytest.mark.cuda

@@ -53,6 +53,19 @@ def environment(folder: str, base: dict | None = None) -> dict:
     return env
 
 
+def job(args: list) -> int:
+    """A job for a warm process (``repro.warm``): ``[FOLDER, package.module:function, ARGS...]``
+    calls ``function(ARGS)`` with the sanitizer on, writing its findings into FOLDER as the job
+    ends. The process imported its pipeline untracked; what the job serves is tracked, which is
+    where a stale key meets a new one. Saves a process start and the imports over a fresh one."""
+    from repro.spec import load_callable
+
+    folder, function, *rest = args
+    os.environ[runtime.ENV] = folder
+    runtime.start_from_environment()
+    return load_callable(function, RuntimeError, function, f"{function}: expected package.module:function")(rest)
+
+
 def main(parser: argparse.ArgumentParser, args) -> int:
     command = list(args.argv)
     if command[:1] == ["--"]:

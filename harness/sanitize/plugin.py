@@ -28,8 +28,9 @@ class SanitizePlugin:
         self.fail = config.getoption("--address-sanitize-fail", default=False)
         self.worker = hasattr(config, "workerinput")
         self.folder = None
-        if not self.worker and WORKERS_ENV not in os.environ:
+        if not self.worker:  # a controller, or a run without workers (a pytest inside a test has its own)
             self.folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-pytest-")
+            self.outer = os.environ.get(WORKERS_ENV)
             os.environ[WORKERS_ENV] = self.folder  # workers start after configure and inherit it
         runtime.start()
 
@@ -72,4 +73,7 @@ class SanitizePlugin:
         runtime.stop()
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
-            os.environ.pop(WORKERS_ENV, None)
+            if self.outer is None:
+                os.environ.pop(WORKERS_ENV, None)
+            else:
+                os.environ[WORKERS_ENV] = self.outer
