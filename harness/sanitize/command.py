@@ -118,8 +118,11 @@ def _write(parser, args, merged: dict) -> None:
                   f"{len(merged['findings'])} place(s): {args.output}", file=sys.stderr)
         return
     stream = sys.stderr if args.format == "text" else sys.stdout
-    stream.write(content)
-    stream.flush()
+    try:
+        stream.write(content)
+        stream.flush()
+    except BrokenPipeError:  # piped into head: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _stop(process: subprocess.Popen) -> None:
