@@ -27,9 +27,9 @@ stale entry is reported, marked or not.
 from __future__ import annotations
 
 import atexit
+import builtins
 import copy
 import dis
-import builtins
 import itertools
 import json
 import linecache
@@ -206,17 +206,10 @@ def _fate(address: Address) -> str | None:
         if owner is not None:
             return "storage replaced (the tensor lives on, on another storage: set_ or .data =); the old storage freed"
         return "freed (its storage was released)"
-    base, size = _STORAGE_SPAN(referent)
-    if not base <= int(address) <= base + size:
+    base = _ORIGINAL["storage_data_ptr"](referent)  # the untracked data_ptr: no key taken here
+    if not base <= int(address) <= base + referent.nbytes():
         return "data moved (its storage was resized or re-pointed)"
     return None
-
-
-def _storage_span(storage) -> tuple[int, int]:
-    return _ORIGINAL["storage_data_ptr"](storage), storage.nbytes()
-
-
-_STORAGE_SPAN = _storage_span
 
 
 # --- a match ---------------------------------------------------------------------------------
