@@ -468,3 +468,67 @@ def test_storing_over_a_dead_objects_entry_is_no_stale_match_and_the_entry_is_th
             del thing
     assert read == [0, 1, 2, 3] and run.data["came_back"] >= 1
     assert run.verdict == "clean", run.text()
+
+
+@pytest.mark.core_model
+def test_a_finalizer_that_removes_its_own_id_during_a_collection_is_no_stale_match():
+    """Cyclic garbage: the collector clears weak references before ``__del__`` runs, so the
+    object taking ``id(self)`` there must not look like a new object meeting a dead one."""
+    import gc
+
+    class Registered:
+        live: dict = {}
+
+        def __init__(self):
+            Registered.live[id(self)] = True
+            self.me = self  # a cycle: only the collector frees it
+
+        def __del__(self):
+            Registered.live.pop(id(self), None)
+
+    with sanitizing() as run:
+        for _ in range(4):
+            thing = Registered()
+            del thing
+            gc.collect()
+    assert not Registered.live and run.data["came_back"] >= 1
+    assert run.verdict == "clean", run.text()
+
+
+@pytest.mark.core_model
+def test_a_text_key_built_from_two_addresses_checks_both():
+    """``str(a) + "_" + str(b)``: the stale address on the right is met too."""
+    arena_w, arena_x = AddressArena((16,)), AddressArena((16,))
+    weight = arena_w.fresh(torch.ones(16))
+    memo = {}
+    with sanitizing() as run:
+        for i in range(3):
+            x = arena_x.fresh(torch.full((16,), float(i)))
+            memo.setdefault(str(weight.data_ptr()) + "_" + str(x.data_ptr()), i)
+            del x
+        assert repr(weight.data_ptr()) == str(int(weight.data_ptr()))
+    assert run.verdict == "stale" and len(memo) == 1
+
+
+FORK_WHILE_LOCKED = """
+import os, threading
+from harness.sanitize import runtime
+held, release = threading.Event(), threading.Event()
+def hold():
+    with runtime._lock:  # as a thread recording a match holds it
+        held.set()
+        release.wait()
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    os._exit(0)  # writes the child's data file: needs the lock
+release.set()
+_, status = os.waitpid(pid, 0)
+print("child exited", os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_child_forked_while_another_thread_holds_the_sanitizers_lock_still_exits():
+    done = _sanitize("--", sys.executable, "-c", FORK_WHILE_LOCKED, timeout=120)
+    assert "child exited 0" in done.stdout, done.stderr

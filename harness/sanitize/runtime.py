@@ -30,6 +30,7 @@ import atexit
 import builtins
 import copy
 import dis
+import gc
 import itertools
 import json
 import linecache
@@ -80,11 +81,13 @@ class Address(int):
         return _derived(self, value) if type(other) is int else value
 
     def __str__(self):
-        return Text(int.__repr__(self), self)
+        return Text(int.__repr__(self), (self,))
+
+    __repr__ = __str__
 
     def __format__(self, spec):
         text = int.__format__(self, spec)
-        return Text(text, self) if spec in ("", "d", "x", "#x", "X", "#X") else text
+        return Text(text, (self,)) if spec in ("", "d", "x", "#x", "X", "#X") else text
 
     # A key pickled or copied travels as a plain number: the memory stays in this process.
     def __reduce__(self):
@@ -98,36 +101,47 @@ class Address(int):
 
 
 class Text(str):
-    """``str()`` or ``format()`` of an :class:`Address`, concatenated with other text or not."""
+    """``str()``, ``repr()`` or ``format()`` of an :class:`Address`, and text concatenated with it
+    (``+``): it remembers every address it was built from, in order."""
 
     __hash__ = str.__hash__
 
-    def __new__(cls, text, origin):
+    def __new__(cls, text, origins: tuple):
         self = str.__new__(cls, text)
-        self.origin = origin
+        self.origins = origins
         return self
 
     def __eq__(self, other):
         equal = str.__eq__(self, other)
-        if equal is True and type(other) is Text and _state.on and int.__eq__(self.origin, other.origin):
-            _met(self.origin, other.origin, sys._getframe(1))
+        if equal is True and type(other) is Text and _state.on:
+            _met_all(self.origins, other.origins, sys._getframe(1))
         return equal
 
     def __ne__(self, other):
         unequal = str.__ne__(self, other)
-        if unequal is False and type(other) is Text and _state.on and int.__eq__(self.origin, other.origin):
-            _met(self.origin, other.origin, sys._getframe(1))
+        if unequal is False and type(other) is Text and _state.on:
+            _met_all(self.origins, other.origins, sys._getframe(1))
         return unequal
 
     def __add__(self, other):
         value = str.__add__(self, other)
-        return Text(value, self.origin) if isinstance(other, str) else value
+        if type(other) is Text:
+            return Text(value, self.origins + other.origins)
+        return Text(value, self.origins) if isinstance(other, str) else value
 
     def __radd__(self, other):
-        return Text(str.__add__(other, self), self.origin) if isinstance(other, str) else NotImplemented
+        return Text(str.__add__(other, self), self.origins) if isinstance(other, str) else NotImplemented
 
     def __reduce__(self):
         return (str, (str(self),))
+
+
+def _met_all(ours: tuple, theirs: tuple, frame) -> None:
+    """Equal texts built from the same number of addresses: each pair of equal ones met."""
+    if len(ours) == len(theirs):
+        for a, b in zip(ours, theirs):
+            if int.__eq__(a, b):
+                _met(a, b, frame)
 
 
 class _State:
@@ -148,6 +162,7 @@ class _State:
         self.validated = 0  # stale matches on a marked lookup that dropped the old key
         self.pending: list[_Pending] = []  # marked matches waiting for their lookup to finish
         self.label = None  # the test or request running now
+        self.collecting = False  # inside a garbage collection (gc.callbacks)
 
 
 _state = _State()
@@ -233,6 +248,10 @@ def _met(a: Address, b: Address, frame) -> None:
     """``a == b`` was asked (``a`` the stored key in a dict or set) and they are equal."""
     if a.referent is b.referent:
         return  # the same storage or object: not stale
+    if _state.collecting:
+        # The cyclic collector clears weak references before it runs finalizers: a ``__del__``
+        # taking ``id(self)`` would look like a new object meeting its own dead self.
+        return
     op = frame.f_code.co_code[frame.f_lasti]
     if op == _STORE:
         # A dict keeps its old key object when a value is stored over an equal key: from now
@@ -505,6 +524,10 @@ _finder = _PatchTorchOnImport()
 # --- on and off --------------------------------------------------------------------------------
 
 
+def _gc_phase(phase: str, info: dict) -> None:
+    _state.collecting = phase == "start"
+
+
 def start(label: str | None = None) -> None:
     """Switch tracking on in this process (nested calls count; :func:`stop` matches each)."""
     with _lock:
@@ -515,6 +538,7 @@ def start(label: str | None = None) -> None:
             return
         _state.on = True
         _state.last_referent.clear()  # a new session: what came back is counted from here
+        gc.callbacks.append(_gc_phase)
         builtins.id = _id
         torch = sys.modules.get("torch")
         if torch is not None and hasattr(torch, "Tensor"):
@@ -531,6 +555,8 @@ def stop() -> None:
             return
         _settle(final=True)
         _state.on = False
+        if _gc_phase in gc.callbacks:
+            gc.callbacks.remove(_gc_phase)
         builtins.id = _real_id
         _unpatch_torch()
         if _finder in sys.meta_path:
@@ -560,6 +586,14 @@ def forget() -> None:
         _state.last_referent = remembered
 
 
+def _forked() -> None:
+    """In a forked child: a lock that another thread of the parent held at the fork stays held
+    forever here, so the child gets a fresh one; then it counts afresh (its own findings)."""
+    global _lock
+    _lock = threading.RLock()
+    forget()
+
+
 # --- a process under ``address-reuse sanitize`` -------------------------------------------------
 
 
@@ -580,7 +614,7 @@ def start_from_environment() -> bool:
         real_exit(status)
 
     os._exit = _exit
-    os.register_at_fork(after_in_child=forget)
+    os.register_at_fork(after_in_child=_forked)
     return True
 
 
