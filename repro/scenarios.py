@@ -434,9 +434,10 @@ def _freed_id(make_cache, attempts: int = 20):
         make_b = arena.prepare(_content(300 + attempt))  # a is not looked up again
         del a
         b = make_b()
-        same_id += int(id(b)) == old_id
+        same = int(id(b)) == old_id
+        same_id += same
         probe.begin()
-        probe.lookup(b, f"attempt {attempt} request B" + (" (same id)" if int(id(b)) == old_id else ""))
+        probe.lookup(b, f"attempt {attempt} request B" + (" (same id)" if same else ""))
         probe.end()
         del b
         if same_id:
@@ -469,11 +470,12 @@ def _dies_during_eviction(make_cache, attempts: int = 20):
         request_begins(cache)
         cache.put(third, third_value)  # evicts holder's entry: `a` dies inside the cache's own call
         b = make_b()
-        same_id += int(id(b)) == old_id
+        same = int(id(b)) == old_id
+        same_id += same
         value_b = cache.get(b)
         request_ends(cache)
         if value_b is not None and not torch.equal(value_b, project(b)):
-            found.append(f"attempt {attempt}" + (" (same id)" if int(id(b)) == old_id else ""))
+            found.append(f"attempt {attempt}" + (" (same id)" if same else ""))
         del b, holder, third
         cache.clear()
         if same_id or found:

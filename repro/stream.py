@@ -102,8 +102,9 @@ class NewAllocations(TorchDispatchMode):
                 address = _storage(t)
                 if address and address not in inputs:
                     self.addresses.add(address)
-                if int(id(t)) not in input_ids:  # an in-place result is its input, not a new object
-                    self.ids[int(id(t))] = None
+                key = int(id(t))
+                if key not in input_ids:  # an in-place result is its input, not a new object
+                    self.ids[key] = None
         return out
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.sanitize import runtime
 from harness.sanitize.report import (EXIT_CLEAN, EXIT_COMMAND_FAILED, EXIT_INCONCLUSIVE, EXIT_STALE, EXIT_USAGE,
-                                     FORMATS, VERDICTS, merge, read_folder, text, write_atomic)
+                                     FORMATS, VERDICTS, merge, read_folder, summary, write_atomic)
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
 
@@ -113,7 +113,7 @@ def _write(parser, args, merged: dict) -> None:
         except OSError as exc:
             parser.exit(EXIT_COMMAND_FAILED, f"{parser.prog}: error: cannot write {args.output}: {exc}\n")
         if args.format != "text":  # the file holds the details; stderr still gets the verdict
-            print(text({**merged, "findings": []}).strip() if not merged["findings"] else
+            print(summary(merged) if not merged["findings"] else
                   f"{parser.prog}: {sum(f['count'] for f in merged['findings'])} stale address match(es) at "
                   f"{len(merged['findings'])} place(s): {args.output}", file=sys.stderr)
         return

@@ -8,7 +8,6 @@ the environment, and the controller's summary merges them."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -57,8 +56,7 @@ class SanitizePlugin:
     def pytest_sessionfinish(self, session):
         runtime.settle()
         if self.worker and os.environ.get(WORKERS_ENV):
-            path = Path(os.environ[WORKERS_ENV]) / f"worker-{os.getpid()}.json"
-            path.write_text(json.dumps(runtime.snapshot(), default=str), encoding="utf-8")
+            runtime.write_data_file(os.environ[WORKERS_ENV])
 
     def pytest_terminal_summary(self, terminalreporter):
         if self.worker:

@@ -4,6 +4,7 @@ matched)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
@@ -37,7 +38,7 @@ def merge(snapshots: list[dict]) -> dict:
             key = json.dumps([finding["old"]["taken"], finding["new"]["taken"]], sort_keys=True)
             kept = by_places.get(key)
             if kept is None:
-                by_places[key] = json.loads(json.dumps(finding))
+                by_places[key] = copy.deepcopy(finding)
                 continue
             kept["count"] += finding["count"]
             for label in finding["labels"]:

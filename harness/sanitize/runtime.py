@@ -306,8 +306,9 @@ def _settle(final: bool = False) -> None:
     """Judge the marked matches whose lookup has returned (all of them when ``final``)."""
     with _lock:
         running = set() if final else _running_frames()
-        waiting = [p for p in _state.pending if _real_id(p.frame) in running]
-        finished = [p for p in _state.pending if _real_id(p.frame) not in running]
+        waiting, finished = [], []
+        for pending in _state.pending:
+            (waiting if _real_id(pending.frame) in running else finished).append(pending)
         _state.pending = waiting
         _judge(finished, waiting)
 
@@ -321,8 +322,7 @@ def settle() -> None:
 def _judge(finished: list, waiting: list) -> None:
     """A marked match is honoured when its old key is held by nothing but the sanitizer's
     own records (the lookup dropped the stale entry); otherwise it is a finding."""
-    olds: dict[int, Address] = {}
-    groups: dict[int, list] = {}
+    groups: dict[int, tuple] = {}  # id of an old key -> (that key, the matches that met it)
     for pending in finished:
         # A returned frame that we hold keeps its locals (the lookup's entry, and through it
         # the old key): let go of them first. A frame still running cannot be cleared.
@@ -331,11 +331,10 @@ def _judge(finished: list, waiting: list) -> None:
         except RuntimeError:
             pass
         pending.frame = None
-        olds[_real_id(pending.old)] = pending.old
-        groups.setdefault(_real_id(pending.old), []).append(pending)
+        groups.setdefault(_real_id(pending.old), (pending.old, []))[1].append(pending)
         pending.old = None
-    for key, group in groups.items():
-        old = olds.pop(key)
+    while groups:
+        old, group = groups.popitem()[1]
         ours = 2 + sum(p.old is old for p in waiting)  # this name, getrefcount's argument, waiting records
         kept = sys.getrefcount(old) > ours
         for pending in group:
@@ -618,8 +617,11 @@ def start_from_environment() -> bool:
     return True
 
 
-def write_data_file() -> None:
-    folder = _state.data_folder
+def write_data_file(folder: str | None = None) -> None:
+    """This process's data into ``folder`` (default: the one the environment named), whole or
+    not at all. Its own rename, not ``harness.files``: this module may be loaded on its own, in
+    a Python without the project."""
+    folder = folder or _state.data_folder
     if not folder:
         return
     try:
