@@ -318,6 +318,8 @@ def test_exit_codes_and_one_line_errors(tmp_path):
     assert nothing.returncode == 2 and "no command to run" in nothing.stderr
     bad_output = _sanitize("--output", str(tmp_path / "no" / "such" / "x.json"), "--", "true")
     assert bad_output.returncode == 2 and "does not exist" in bad_output.stderr
+    folder_output = _sanitize("--output", str(tmp_path), "--", "true")
+    assert folder_output.returncode == 2 and "is a folder" in folder_output.stderr
     not_python = _sanitize("--", "true")
     assert not_python.returncode == 3 and "no Python process ran" in not_python.stderr
     failing = _sanitize("--", sys.executable, "-c", "import sys; sys.exit(7)")

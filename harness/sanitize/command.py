@@ -74,6 +74,8 @@ def main(parser: argparse.ArgumentParser, args) -> int:
         parser.error("no command to run: give it after --, e.g. sanitize -- python my_server.py")
     if args.output is not None and not args.output.parent.is_dir():
         parser.error(f"--output {args.output}: folder {args.output.parent} does not exist")
+    if args.output is not None and args.output.is_dir():  # said before the command runs, not after
+        parser.error(f"--output {args.output} is a folder: give a file path, e.g. {args.output / 'sanitize.json'}")
     folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-")
     try:
         try:
