@@ -158,7 +158,7 @@ def compare(parser, args) -> int:
 
 def report(parser, args) -> int:
     from harness.differential import rerender
-    from harness.report import ReportError, ResultsError, write_report
+    from harness.report.render import ReportError, ResultsError, write_report
     try:
         if not rerender(args.folder):  # a differential check's folder has a report of its own
             write_report(args.folder)

@@ -19,7 +19,7 @@ import torch
 
 from cache_impl import DESIGNS
 from harness.environment import describe
-from harness.results import write_atomic, write_json
+from harness.report.results import write_atomic, write_json
 from harness.run import REPORTS, RunPlan, run_matrix
 from repro.allocator import AddressArena
 from repro.models import REAL_MODELS, STATS, load_model

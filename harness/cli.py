@@ -16,7 +16,7 @@ import torch
 from cache_impl import CacheSpecError, Level, resolve
 from harness import OneLineParser  # noqa: F401 - the commands import it from here
 from harness.interrupt import EXIT_INTERRUPTED
-from harness.results import Results, natural_reuse_rate, point_latest
+from harness.report.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
 from repro.models import MODELS, ModelSpecError, check_model_spec
 from repro.models.toy import PRESETS, preset
@@ -115,7 +115,7 @@ _ANSWERING_CTRL_C = False  # a run_command in this process is handling SIGINT
 def run_command(prog: str, command) -> int:
     """Run ``command()`` and return its exit code; Ctrl-C anywhere in it ends in one
     line and EXIT_INTERRUPTED. Files are written atomically and pointers moved only
-    once a report is whole (``harness.results``), so an interrupt leaves the last whole
+    once a report is whole (``harness.report.results``), so an interrupt leaves the last whole
     state: run folders this process made and left empty are removed, one that holds
     finished cases keeps them in results.json, and no ``latest`` pointer moves."""
     global _ANSWERING_CTRL_C
@@ -232,7 +232,7 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str
     A failure midway ends the process with EXIT_FAILED and one line prefixed with ``prog``:
     results.json keeps the finished cases, no report is written and the latest pointer is
     unchanged."""
-    from harness.report import ReportError, write_report
+    from harness.report.render import ReportError, write_report
 
     served = ", ".join(f"{m} ({len(s)} scenarios)" for m, s in plan.models.items() if s)
     say(f"running {served} x {len(plan.caches)} caches x {len(plan.seeds)} seeds, "

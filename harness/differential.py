@@ -45,8 +45,8 @@ import torch
 
 from harness.cli import DTYPES, prepare_run
 from harness.environment import describe
-from harness.metrics import frame_ssim
-from harness.results import decode_clip, encode_clip, point_latest, write_atomic, write_json
+from harness.report.metrics import frame_ssim
+from harness.report.results import decode_clip, encode_clip, point_latest, write_atomic, write_json
 from harness.run import case_requests
 from repro import never_reuse, warm
 from repro.callable import CallSpecError, as_outputs, resolve_call
@@ -464,7 +464,7 @@ def _ssim(value) -> str:
 def build_blocks(results: dict, files: dict) -> list:
     """The report's blocks; the media they show go into ``files`` (name -> bytes)."""
     # Imported here: the report pulls in matplotlib, which the command line needs only now.
-    from harness.report import Code, Figure, Heading, Para, Table, encode_gif, side_by_side
+    from harness.report.render import Code, Figure, Heading, Para, Table, encode_gif, side_by_side
 
     plan, env = results["plan"], results["environment"]
     blocks: list = [Heading(results["title"], 1), Para(
@@ -518,7 +518,7 @@ def build_blocks(results: dict, files: dict) -> list:
 
 def write_results(folder: Path, results: dict) -> None:
     """results.json, report.md, report.html (and the GIF of the first diverging request)."""
-    from harness.report import render_html, render_markdown
+    from harness.report.render import render_html, render_markdown
 
     write_json(folder / "results.json", results)
     files: dict = {}

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.differential import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC, shared_processes
-from harness.results import point_latest, write_atomic, write_json
+from harness.report.results import point_latest, write_atomic, write_json
 
 LIBRARIES = ("diffusers",)
 FAILED = "failed"  # the differential check could not run

@@ -15,8 +15,8 @@ import torch
 
 from cache_impl import declared_level, resolve
 from harness.environment import ROOT, describe
-from harness.metrics import compare_outputs
-from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
+from harness.report.metrics import compare_outputs
+from harness.report.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
                              encode_clip, save, tally)
 from harness.sanitize import runtime as sanitizer
 from repro.models import VideoModel, load_model

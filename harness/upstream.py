@@ -15,7 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from harness.results import write_atomic
+from harness.report.results import write_atomic
 
 SCRIPT = '''"""{hook} on a tiny {model} transformer, served back to back as a serving engine serves it:
 a request served after others must equal the same request served alone on a fresh transformer.

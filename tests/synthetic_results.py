@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
+from harness.report.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
                              encode_clip)
 
 T, H, W = 4, 12, 16

@@ -356,7 +356,7 @@ def test_repro_interrupted_before_any_case_leaves_no_folder(capsys, monkeypatch,
 @pytest.mark.diffusion
 def test_compare_interrupted_while_writing_its_report_writes_none(capsys, monkeypatch, reports):
     from harness.__main__ import main
-    _interrupt_at(monkeypatch, "harness.report.render_html")
+    _interrupt_at(monkeypatch, "harness.report.render.render_html")
     code, out, err = _run(capsys, main, ["compare", "--before", "fingerprint", "--after", "weakref", *SMALL])
     _assert_interrupted(code, err, "python -m harness")
     runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
@@ -421,7 +421,7 @@ def test_hunt_of_a_hook_the_library_does_not_ship_is_one_line(capsys, reports):
 def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     import os
     import signal
-    from harness.results import uninterrupted
+    from harness.report.results import uninterrupted
     finished = False
     # Python's own handler, whatever this process inherited: started in the background, SIGINT is ignored.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.results import CLEAN, CONTAMINATED, INCONCLUSIVE
+from harness.report.results import CLEAN, CONTAMINATED, INCONCLUSIVE
 from harness.run import RunPlan, run_matrix
 from repro.allocator import AddressArena
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from cache_impl import DESIGNS, attach_cross_attention_cache, resolve
-from harness.results import CLEAN, CONTAMINATED, INCONCLUSIVE, load
+from harness.report.results import CLEAN, CONTAMINATED, INCONCLUSIVE, load
 from harness.run import References, case_requests, run_case
 from repro.models import ModelSpecError, VideoModel, load_model
 from repro.models.toy import DEFAULT_PROMPTS
@@ -389,7 +389,7 @@ socket.socket.connect = socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 import torch
 from repro.models import load_model
-import harness.run, harness.cli, harness.report
+import harness.run, harness.cli, harness.report.render
 load_model("toy", torch.device("cpu"))
 print("the toy imported diffusers:", "diffusers" in sys.modules, flush=True)
 from cache_impl import resolve

@@ -11,10 +11,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from harness.metrics import frame_ssim
-from harness.report import (MIN_TILE_WIDTH, MP4_MISSING, ffmpeg_path, level_verdict, level_verdict_parts,
+from harness.report.metrics import frame_ssim
+from harness.report.render import (MIN_TILE_WIDTH, MP4_MISSING, ffmpeg_path, level_verdict, level_verdict_parts,
                             side_by_side, verdict_line, wrap_label, write_report)
-from harness.results import CacheInfo
+from harness.report.results import CacheInfo
 from synthetic_results import EVIL, OUTSIDE, T, clip as _clip, synthetic_results
 
 pytestmark = [pytest.mark.cpu]  # no model runs here; all but the browser test are core_model
@@ -129,7 +129,7 @@ def test_file_names_never_hold_a_colon(rendered):
 @pytest.mark.core_model
 @pytest.mark.parametrize("label", [OUTSIDE, "after: " + OUTSIDE, "x" * 80, "reference (no cache)\n" + EVIL])
 def test_labels_wrap_and_never_lose_a_character(label):
-    from harness.report import _font
+    from harness.report.render import _font
     lines = wrap_label(label, MIN_TILE_WIDTH - 8)
     assert len(lines) > 1 or len(label) < 20
     assert all(_font().getlength(line) <= MIN_TILE_WIDTH - 8 for line in lines), lines
@@ -293,7 +293,7 @@ def test_ssim_captions_sit_above_the_frames_where_video_controls_do_not_cover_th
 @pytest.mark.core_model
 def test_a_real_models_clips_say_its_weights_are_random(results, rendered, tmp_path):
     import dataclasses
-    from harness.report import RANDOM_WEIGHTS
+    from harness.report.render import RANDOM_WEIGHTS
     results.records = [dataclasses.replace(r, model="helios") for r in results.records]
     results.clips = {k: dataclasses.replace(c, model="helios") for k, c in results.clips.items()}
     write_report(tmp_path, results)

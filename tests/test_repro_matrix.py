@@ -10,7 +10,7 @@ import torch
 
 from cache_impl import DESIGNS
 from cache_impl import resolve
-from harness.results import CLEAN, CONTAMINATED, INCONCLUSIVE, load
+from harness.report.results import CLEAN, CONTAMINATED, INCONCLUSIVE, load
 from harness.run import (References, RunPlan, case_requests, run_case,
                          run_matrix)
 from repro.models import load_model

@@ -33,8 +33,8 @@ import numpy as np  # noqa: E402
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
 from cache_impl import Level  # noqa: E402
-from harness.metrics import frame_ssim  # noqa: E402
-from harness.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, Clip, Record, Results, ResultsError,  # noqa: E402
+from harness.report.metrics import frame_ssim  # noqa: E402
+from harness.report.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, Clip, Record, Results, ResultsError,  # noqa: E402
                              decode_clip, load, natural_reuse_rate, tally, uninterrupted)
 from repro.models import REAL_MODELS  # noqa: E402
 
