@@ -21,13 +21,13 @@ if sys.argv[1:2] == ["sanitize"] and Path(sys.argv[0]).name in ("address-reuse",
 
 with interrupted_is_one_line(_program_name()):  # importing torch takes seconds: Ctrl-C there is one line too
     from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
-    from harness.audit import DEFAULT_BUDGET, AuditOptions, audit
+    from harness.audit.runner import DEFAULT_BUDGET, AuditOptions, audit
     from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
                              OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
                              run_command, say, seconds_argument, seed_argument)
     from harness.run import REPORTS
     from harness.scan import add_arguments as add_scan_arguments
-    from harness.selfcheck import GENERATED
+    from harness.audit.selfcheck import GENERATED
     from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
     from repro.scenarios import CONTRACTS
 
@@ -190,7 +190,7 @@ def _run(parser, args) -> int:
     if args.command == "compare":
         return compare(parser, args)
     if args.command == "selfcheck":
-        from harness.selfcheck import main as selfcheck
+        from harness.audit.selfcheck import main as selfcheck
         if not 0 <= args.generated <= 10_000 or not 0 <= args.generated_seed < 2**32:
             parser.error("--generated must be 0-10000 and --generated-seed 0 to 2**32 - 1")
         return selfcheck(args.generated, args.generated_seed)

@@ -2,9 +2,9 @@
 against your own cache class from your own test suite, and sanitize a test suite
 for stale address matches (``--address-sanitize``, docs/sanitize.md).
 
-    pytest --pyargs harness.conformance --cache-impl mypkg.caches:MyCache --cache-level L2
+    pytest --pyargs harness.audit.conformance --cache-impl mypkg.caches:MyCache --cache-level L2
 
-or put ``from harness.conformance import *`` in one of your test files. The
+or put ``from harness.audit.conformance import *`` in one of your test files. The
 verdicts are the audit's: the same scenarios, dtypes, grad mode, contract and
 search, judged by the same functions as ``python -m harness audit``.
 """
@@ -76,7 +76,7 @@ def pytest_configure(config):
 @pytest.fixture(scope="session")
 def audited_cache(request):
     """(spec, factory, AuditOptions, unsupported dtypes) for --cache-impl; skips without it."""
-    from harness.audit import AuditOptions, unsupported_dtypes
+    from harness.audit.runner import AuditOptions, unsupported_dtypes
 
     config = request.config
     spec = config.getoption("--cache-impl")

@@ -366,7 +366,7 @@ def test_compare_interrupted_while_writing_its_report_writes_none(capsys, monkey
 
 def test_audit_interrupted_is_one_line(capsys, monkeypatch):
     from harness.__main__ import main
-    _interrupt_at(monkeypatch, "harness.audit.find_failure")
+    _interrupt_at(monkeypatch, "harness.audit.runner.find_failure")
     code, out, err = _run(capsys, main, ["audit", "weakref"])
     _assert_interrupted(code, err, "python -m harness")
 

@@ -121,7 +121,7 @@ def test_every_documented_command_works(where, line, capsys):
 def _pytest_args(args: list[str]) -> list[str]:
     if "--pyargs" in args:  # a user's suite running the plugin: the plugin's options and module
         args = [a for a in args if a != "--pyargs"]
-        args[args.index("harness.conformance")] = str(ROOT / "harness" / "conformance.py")
+        args[args.index("harness.audit.conformance")] = str(ROOT / "harness" / "audit" / "conformance.py")
     return args
 
 

@@ -16,7 +16,7 @@ def _plugin_run(tmp_path, spec: str, level: str, *extra, autoload: bool = True):
     """pytest, from a folder outside the repo, on the installed plugin's tests."""
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:randomly", "-p", "no:cacheprovider",
-            "--pyargs", "harness.conformance", "--cache-impl", spec, "--cache-level", level, "--cache-budget", "2",
+            "--pyargs", "harness.audit.conformance", "--cache-impl", spec, "--cache-level", level, "--cache-budget", "2",
             *extra]
     if not autoload:  # as a project that does not load plugins by entry point would
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cache_impl import Level, resolve
-from harness.audit import AuditOptions, run_audit, run_in_every_dtype, unsupported_dtypes
+from harness.audit.runner import AuditOptions, run_audit, run_in_every_dtype, unsupported_dtypes
 from repro.scenarios import CATALOGUE, FALSE_HIT, PASS
 
 pytestmark = [pytest.mark.core_model, pytest.mark.cpu]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cache_impl import DESIGNS, Level
-from harness.audit import catalogue_failure
-from harness.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, build, generate
-from harness.selfcheck import memory_after, race_seen, stress_threads
+from harness.audit.runner import catalogue_failure
+from harness.audit.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, build, generate
+from harness.audit.selfcheck import memory_after, race_seen, stress_threads
 
 pytestmark = [pytest.mark.core_model, pytest.mark.cpu]
 
@@ -78,7 +78,7 @@ def test_memory_after_many_requests(name):
 def test_a_design_the_probes_fail_is_a_false_alarm_in_selfcheck(monkeypatch):
     """selfcheck's every-row run of the registered designs says which failed, and where:
     a mutant registered as a design stands in for a sound design the harness misjudges."""
-    import harness.selfcheck as selfcheck
+    import harness.audit.selfcheck as selfcheck
     mutant = next(m for m in MUTANTS if not m.search_only)
     monkeypatch.setattr(selfcheck, "DESIGNS", {mutant.name: build(mutant)})
     printed = []

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import torch
 
 from cache_impl import Level, declared_level, describe_spec, level_below
-from harness.probes import find_failure
-from harness.search import ALL_DTYPES
+from harness.audit.probes import find_failure
+from harness.audit.search import ALL_DTYPES
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, reached_level, run_scenario)

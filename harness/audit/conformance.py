@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.audit import run_in_every_dtype
-from harness.probes import find_failure
+from harness.audit.runner import run_in_every_dtype
+from harness.audit.probes import find_failure
 from repro.scenarios import FALSE_HIT, INCONCLUSIVE, applies, fails_contract, fails_level
 
 

@@ -1,7 +1,7 @@
 """The audit's systematic phase: every obligation of a level, in situations that meet
 every pair of property values.
 
-The search (``harness/search.py``) draws its sources and histories at random, so a
+The search (``harness/audit/search.py``) draws its sources and histories at random, so a
 guard that fails only when two properties hold at once is found only if a draw
 happens to combine them. This phase lays the properties out instead: ``PROPERTIES``
 lists what a source can vary (shape, dtype, memory layout, offset into its storage,
@@ -37,7 +37,7 @@ import torch
 
 from cache_impl import Level
 from cache_impl.registry import alarm_handler
-from harness.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
+from harness.audit.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
                             bind_factory, run_code, search)
 from repro.guard import DEFAULT_TIMEOUT
 

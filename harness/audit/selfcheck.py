@@ -19,9 +19,9 @@ import time
 import torch
 
 from cache_impl import DESIGNS, Level
-from harness.audit import first_failure
-from harness.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, Mutant, build, generate
-from harness.probes import probe
+from harness.audit.runner import first_failure
+from harness.audit.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, Mutant, build, generate
+from harness.audit.probes import probe
 from repro.scenarios import SHAPE, project, values_held
 
 
