@@ -95,7 +95,7 @@ def build_parser() -> OneLineParser:
                     "suggest. Exit 0 when nothing is found, 1 on findings, 2 for bad usage or an "
                     "unreadable path."))
 
-    from harness.differential import add_arguments as add_differential_arguments
+    from harness.differential.check import add_arguments as add_differential_arguments
     add_differential_arguments(sub.add_parser(
         "differential", help="does anything in a model's pipeline follow an address? (no cache knowledge needed)",
         description="Serve the same back-to-back requests, twice under an allocator that never hands a freed "
@@ -104,7 +104,7 @@ def build_parser() -> OneLineParser:
                     "clean, 1 address-dependent, 3 inconclusive (no address was reused), 4 nondeterministic "
                     "(the never-reuse runs disagree), 2 for bad usage or a missing never-reuse allocator."))
 
-    from harness.hunt import add_arguments as add_hunt_arguments
+    from harness.differential.hunt import add_arguments as add_hunt_arguments
     add_hunt_arguments(sub.add_parser(
         "hunt", help="every hook configuration a library ships, through the differential check; a report per finding",
         description="Enable each hook configuration the installed diffusers ships on a tiny diffusers transformer "
@@ -157,7 +157,7 @@ def compare(parser, args) -> int:
 
 
 def report(parser, args) -> int:
-    from harness.differential import rerender
+    from harness.differential.check import rerender
     from harness.report.render import ReportError, ResultsError, write_report
     try:
         if not rerender(args.folder):  # a differential check's folder has a report of its own
@@ -198,10 +198,10 @@ def _run(parser, args) -> int:
         from harness.scan import main as scan
         return scan(args)
     if args.command == "differential":
-        from harness.differential import main as differential
+        from harness.differential.check import main as differential
         return differential(parser, args)
     if args.command == "hunt":
-        from harness.hunt import main as hunt
+        from harness.differential.hunt import main as hunt
         return hunt(args)
     if args.command == "sanitize":
         from harness.sanitize.command import main as sanitize

@@ -1,5 +1,5 @@
 """Back-to-back requests in this process, recorded for the differential check
-(``harness.differential``), which runs :func:`main` as a job of a warm process
+(``harness.differential.check``), which runs :func:`main` as a job of a warm process
 (``repro.warm``, set up by :func:`prepare`): ``main([JOB.json, OUT.pt])``.
 
 The pipeline is a model (``job["model"]``, served by ``repro.serving`` as a server

@@ -373,10 +373,10 @@ def test_audit_interrupted_is_one_line(capsys, monkeypatch):
 
 @pytest.mark.parametrize("given_out", [False, True], ids=["reports", "out"])
 def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports, tmp_path, given_out):
-    from harness import differential
+    from harness.differential import check as differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.warm_processes")
+    _interrupt_at(monkeypatch, "harness.differential.check.warm_processes")
     out_dir = tmp_path / "differential-run"
     code, out, err = _run(capsys, main, ["differential", "--model", "toy",
                                          *(["--out", str(out_dir)] if given_out else [])])
@@ -385,10 +385,10 @@ def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports,
 
 
 def test_differential_interrupted_while_serving_stops_its_processes(capsys, monkeypatch, reports, tmp_path):
-    from harness import differential
+    from harness.differential import check as differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.serve_runs")
+    _interrupt_at(monkeypatch, "harness.differential.check.serve_runs")
     before = _child_processes()
     code, out, err = _run(capsys, main, ["differential", "--model", "toy", "--out", str(tmp_path / "run")])
     _assert_interrupted(code, err, "python -m harness")
@@ -401,10 +401,10 @@ def test_hunt_interrupted_inside_its_nested_differential_stops_the_hunt(capsys, 
     """The hunt runs differential as a command of its own: Ctrl-C there ends the hunt
     (not one cell counted as failed), and the half-made hunt folder goes."""
     pytest.importorskip("diffusers.hooks")
-    from harness import differential
+    from harness.differential import check as differential
     from harness.__main__ import main
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
-    _interrupt_at(monkeypatch, "harness.differential.warm_processes")
+    _interrupt_at(monkeypatch, "harness.differential.check.warm_processes")
     code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "TextKVCacheConfig"])
     _assert_interrupted(code, err, "python -m harness")
     assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]

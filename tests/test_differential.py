@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from harness.__main__ import main
-from harness.differential import (ADDRESS_DEPENDENT, BOTH, CARRIED, CARRIES_STATE, CLEAN, DIVERGED, EXIT_CODES,
+from harness.differential.check import (ADDRESS_DEPENDENT, BOTH, CARRIED, CARRIES_STATE, CLEAN, DIVERGED, EXIT_CODES,
                                   ID_SHIFTS, INCONCLUSIVE, INDEPENDENT, NONDETERMINISTIC, build_results,
                                   overall_verdict)
 from harness.run import RunPlan

@@ -11,9 +11,9 @@ import dataclasses
 import pytest
 
 from harness.__main__ import main
-from harness.hunt import Cell, applicability, table_markdown
-from harness.hunt import hunt_hook as hunt_hook_cells
-from harness.upstream import script_source
+from harness.differential.hunt import Cell, applicability, table_markdown
+from harness.differential.hunt import hunt_hook as hunt_hook_cells
+from harness.differential.upstream import script_source
 from repro import never_reuse
 from repro.models import hunt_models
 
@@ -104,7 +104,7 @@ def test_hunt_cell(diffusers_hooks, hunt_hook, tmp_path):
             continue
         # A finding must be fixed by the documented reset, and shown so by a script outside this project.
         assert c.verdicts["reset"] == "clean", c.reasons
-        from harness.upstream import write_upstream
+        from harness.differential.upstream import write_upstream
         folder = write_upstream(c, tmp_path / "upstream")
         assert c.upstream["buggy_exit"] == 1, (folder / "run-buggy.txt").read_text()
         assert "AssertionError" in (folder / "run-buggy.txt").read_text()

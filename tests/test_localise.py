@@ -1,4 +1,4 @@
-"""Where two runs part (harness.localise): the code under test is written in this file,
+"""Where two runs part (harness.differential.localise): the code under test is written in this file,
 and each divergence must name the line where the stale or changed value enters."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.localise import (ARGUMENT, EXACT_BYTES, FLOW, STATE, Trace, first_divergence, record, recording,
+from harness.differential.localise import (ARGUMENT, EXACT_BYTES, FLOW, STATE, Trace, first_divergence, record, recording,
                               tensor_digest)
 
 pytestmark = pytest.mark.cpu
@@ -531,7 +531,7 @@ def serve(prompt):
 
 CHILD = '''
 import json, sys, torch
-from harness.localise import record
+from harness.differential.localise import record
 import outside
 prompt = torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
 if sys.argv[2] == "stale":

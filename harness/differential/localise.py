@@ -81,6 +81,8 @@ from pathlib import Path
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from harness.environment import ROOT as _ROOT
+
 MAX_OPS = 100_000  # events per trace; about 0.35 KB each in memory
 EXACT_BYTES = 1 << 20  # tensors up to this size are digested by a hash of all their bytes
 SAMPLE = 4096  # elements hashed from a larger tensor, evenly strided
@@ -117,7 +119,6 @@ IN_PLACE_DUNDERS = frozenset({
 # --- where frames belong -------------------------------------------------------------
 
 SKIP, PROJECT, UNDER_TEST = 0, 1, 2
-_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _package_dirs(names) -> list[str]:

@@ -22,7 +22,7 @@ served again with its freed object slots shifted (``ID_SHIFTS``), so that a cach
 
 Three warm processes (``repro.warm``), one per allocator run, import the pipeline once
 and run each job (``repro.stream.main``: a stream, or one request alone; the traced
-re-runs of ``harness.pinpoint``) in a fresh fork; the jobs write the runs' outputs to
+re-runs of ``harness.differential.pinpoint``) in a fresh fork; the jobs write the runs' outputs to
 files the parent compares. The second never-reuse process also serves the alone run.
 """
 
@@ -705,7 +705,7 @@ def check(parser, args) -> int:
                 results["localised"] = stale_matches(results["sanitized"])
                 timings["sanitize"] = time.perf_counter() - started
             if first and args.call:
-                from harness.pinpoint import localise_findings
+                from harness.differential.pinpoint import localise_findings
                 started = time.perf_counter()
                 print("localising: serving again up to the first diverging request with tracing on", flush=True)
                 # In the processes the runs came from; the request alone in the one that served no stream alone

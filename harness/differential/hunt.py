@@ -2,7 +2,7 @@
 ships, enabled on a tiny diffusers transformer that accepts it, served back to back
 as an engine serves it, through the differential check: once with no reset between
 requests, once with the reset diffusers' pipelines do. One table, hook x model; per
-finding a folder upstream can use (``harness.upstream``).
+finding a folder upstream can use (``harness.differential.upstream``).
 
 A cell is one hook on one model. Its pipelines are the functions of
 ``repro.models.hunt_models``, checked by ``differential --call`` in fresh
@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harness.differential import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC, shared_processes
+from harness.differential.check import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC, shared_processes
 from harness.report.results import point_latest, write_atomic, write_json
 
 LIBRARIES = ("diffusers",)
@@ -237,7 +237,7 @@ def main(args) -> int:
 
 
 def _hunt(args, version: str, models: list[str], hooks: list, out: Path) -> int:
-    from harness.upstream import write_upstream
+    from harness.differential.upstream import write_upstream
 
     started, cells = time.perf_counter(), []
     for i, (hook, ms) in enumerate(hooks, 1):

@@ -1,6 +1,6 @@
 """Where the runs of a differential check part, for its first diverging request on
 each axis: the children serve again up to that request, with the tensor operations
-of that request recorded (``harness.localise``), and the traces are compared.
+of that request recorded (``harness.differential.localise``), and the traces are compared.
 
 - address axis: the request after the ones before it, under the never-reuse and
   under the normal allocator;
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from harness import localise
+from harness.differential import localise
 from repro import never_reuse, warm
 from repro.stream import serve_call
 
@@ -67,7 +67,7 @@ def localise_findings(job: dict, requests: list, first: dict, processes: dict, f
         path = folder / f"traced-{name}.json"
         path.write_text(json.dumps({**job, "requests": served, "traced": traced, "never_reuse": name != "normal"}))
         names[f"the traced {name} run"] = name
-        processes[name].submit(f"the traced {name} run", "harness.pinpoint:main", [path, folder / f"traced-{name}.pt"])
+        processes[name].submit(f"the traced {name} run", "harness.differential.pinpoint:main", [path, folder / f"traced-{name}.pt"])
 
     def collect(process, label):
         name = names[label]
