@@ -55,7 +55,7 @@ test: $(STAMP)
 # available, else CPU. REPRO_ARGS adds options, e.g. REPRO_ARGS='--model helios wan'.
 REPRO_ARGS ?=
 repro: $(STAMP)
-	$(ENV_PY) -m repro $(REPRO_ARGS)
+	$(ENV_PY) -m harness repro $(REPRO_ARGS)
 
 # Re-render reports/latest (or REPORT_DIR) from its results.json, without re-running.
 REPORT_DIR ?= reports/latest

@@ -4,15 +4,34 @@ Each design states its guarantee level (L0-L3, see README): the highest class of
 allocator situation in which it never returns another source's value.
 """
 
-from cache_impl.keys import fingerprint
-from cache_impl.attach import CrossAttentionCache, attach_cross_attention_cache, cross_attention_kv
-from cache_impl.fingerprint_lru import FingerprintLRUCache
-from cache_impl.hardened import HardenedCache, RequestScopedCache
-from cache_impl.levels import LEVELS, Level, level_below
-from cache_impl.registry import (DESIGNS, CacheSpecError, declared_level, describe_spec, request_begins, request_ends,
-                                  resolve)
-from cache_impl.torch_weak_id import WeakIdCache
-from cache_impl.weakref_lru import SourceTensorLRUCache
+# Where each public name lives. Imported on first use (PEP 562), so that the light parts
+# (``Level``, the design names in ``DESIGNS``) are there without importing torch: a command
+# line answers ``--help`` before any design is loaded.
+_WHERE = {
+    "fingerprint": "keys",
+    "CrossAttentionCache": "attach", "attach_cross_attention_cache": "attach", "cross_attention_kv": "attach",
+    "FingerprintLRUCache": "fingerprint_lru",
+    "HardenedCache": "hardened", "RequestScopedCache": "hardened",
+    "LEVELS": "levels", "Level": "levels", "level_below": "levels",
+    "DESIGNS": "registry", "CacheSpecError": "registry", "declared_level": "registry", "describe_spec": "registry",
+    "request_begins": "registry", "request_ends": "registry", "resolve": "registry",
+    "WeakIdCache": "torch_weak_id",
+    "SourceTensorLRUCache": "weakref_lru",
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'cache_impl' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"cache_impl.{_WHERE[name]}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "DESIGNS",

@@ -9,19 +9,36 @@ import signal
 import threading
 from typing import Callable
 
-from cache_impl.fingerprint_lru import FingerprintLRUCache
-from cache_impl.hardened import HardenedCache, RequestScopedCache
-from cache_impl.levels import Level
-from cache_impl.torch_weak_id import WeakIdCache
-from cache_impl.weakref_lru import SourceTensorLRUCache
+from collections.abc import Mapping
 
-DESIGNS: dict[str, type] = {
-    "fingerprint": FingerprintLRUCache,
-    "weakref": SourceTensorLRUCache,
-    "hardened": HardenedCache,
-    "request_scoped": RequestScopedCache,
-    "torch_weak_id": WeakIdCache,
-}
+from cache_impl.levels import Level
+
+
+class _Designs(Mapping):
+    """Registered name -> cache class. The names are known without importing a design
+    (and torch with it), so a command line lists them and answers ``--help`` at once; a
+    class is imported when it is first looked up."""
+
+    _WHERE = {
+        "fingerprint": "cache_impl.fingerprint_lru:FingerprintLRUCache",
+        "weakref": "cache_impl.weakref_lru:SourceTensorLRUCache",
+        "hardened": "cache_impl.hardened:HardenedCache",
+        "request_scoped": "cache_impl.hardened:RequestScopedCache",
+        "torch_weak_id": "cache_impl.torch_weak_id:WeakIdCache",
+    }
+
+    def __getitem__(self, name: str) -> type:
+        module, _, cls = self._WHERE[name].partition(":")
+        return getattr(importlib.import_module(module), cls)
+
+    def __iter__(self):
+        return iter(self._WHERE)
+
+    def __len__(self) -> int:
+        return len(self._WHERE)
+
+
+DESIGNS: Mapping[str, type] = _Designs()
 
 CACHE_METHODS = ("get", "put", "clear", "__len__")
 

@@ -41,3 +41,32 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class ReaderMayLeave:
+    """``sys.stdout`` for a command whose output may be piped into a reader that stops early
+    (``| head -n 1``): once the pipe is closed, the rest goes to /dev/null and the command runs
+    on to its own exit code, with no ``BrokenPipeError`` traceback (here or at exit)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_devnull()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_devnull()
+
+    def _to_devnull(self) -> None:
+        # The stream keeps what it could not write and writes it there on the next flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)

@@ -14,22 +14,27 @@ def _program_name() -> str:
     return "address-reuse" if called == "address-reuse" else "python -m harness"
 
 
-# ``sanitize`` runs another command and needs none of the imports below (torch): it starts at once.
+# ``sanitize`` runs another command and parses its own options: it starts at once.
 if sys.argv[1:2] == ["sanitize"] and Path(sys.argv[0]).name in ("address-reuse", "__main__.py"):
     from harness.sanitize.__main__ import main as sanitize
     sys.exit(sanitize(sys.argv[2:], f"{_program_name()} sanitize"))
 
-with interrupted_is_one_line(_program_name()):  # importing torch takes seconds: Ctrl-C there is one line too
-    from cache_impl import DESIGNS, LEVELS, CacheSpecError, Level, resolve
-    from harness.audit.runner import DEFAULT_BUDGET, AuditOptions, audit
-    from harness.cli import (EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE, EXIT_USAGE, STRATEGIES,
-                             OneLineParser, add_run_options, execute, level_argument, models_to_run, prepare_run,
-                             run_command, say, seconds_argument, seed_argument)
-    from harness.run import REPORTS
-    from harness.scan import add_arguments as add_scan_arguments
-    from harness.audit.selfcheck import GENERATED
-    from repro.guard import DEFAULT_TIMEOUT, GRAD_MODES
-    from repro.scenarios import CONTRACTS
+# What the parser needs is light (no torch): ``--help`` and a usage error answer at once. What a
+# command runs is imported once its options are parsed (``_run``).
+from cache_impl import DESIGNS, LEVELS, Level  # noqa: E402 - after the sanitize fast path
+from harness import OneLineParser, ReaderMayLeave  # noqa: E402
+from harness.audit import DEFAULT_BUDGET, GENERATED  # noqa: E402
+from harness.differential.command import add_arguments as add_differential_arguments  # noqa: E402
+from harness.differential.command import add_hunt_arguments  # noqa: E402
+from harness.environment import REPORTS  # noqa: E402
+from harness.options import (DEFAULT_MODELS, EXIT_CONTAMINATED, EXIT_FAILED, EXIT_NOTHING_CONCLUSIVE,  # noqa: E402
+                             EXIT_USAGE, add_run_options, level_argument, seconds_argument, seed_argument)
+from harness.sanitize.command import DESCRIPTION as SANITIZE, add_arguments as add_sanitize_arguments  # noqa: E402
+from harness.scan import add_arguments as add_scan_arguments  # noqa: E402
+from repro.choices import CONTRACTS, DEFAULT_TIMEOUT, GRAD_MODES, SCENARIOS  # noqa: E402
+
+
+INTERRUPTED = "130 on Ctrl-C (one line, nothing half-written)"
 
 
 def build_parser() -> OneLineParser:
@@ -39,13 +44,28 @@ def build_parser() -> OneLineParser:
     sub = parser.add_subparsers(dest="command", required=True)
     specs = f"a registered design ({', '.join(DESIGNS)}) or package.module:attr"
 
+    rp = sub.add_parser("repro", help="the main job: serve back-to-back requests through each cache design; a report",
+                        description="Serve back-to-back fake requests through a video model (by default the toy "
+                                    "Helios in every scenario, and the real Helios transformer, tiny, in the forced, "
+                                    "natural and storage-swap scenarios) with each cache design, make the allocator "
+                                    "recycle addresses, and compare every request with a cache-free run of the same "
+                                    "prompt and seed. Writes results.json and a report (md, html, MP4s and GIFs, "
+                                    "plots) into the output folder. Exit 0 when both are written, 2 for bad usage "
+                                    "(nothing written), 4 when the run or its report fails midway (no report "
+                                    f"written, reports/latest unchanged), {INTERRUPTED}.")
+    rp.add_argument("--cache", nargs="+", metavar="SPEC", default=list(DESIGNS),
+                    help="cache designs to run: registered names or package.module:attr "
+                         f"(default: all of {', '.join(DESIGNS)})")
+    add_run_options(rp, "how addresses come back between requests (default: all)")
+
     a = sub.add_parser("audit", help="audit one cache: the scenario catalogue, then probes and a generative search",
                        description="Run every scenario of the catalogue against SPEC as a serving "
                                    "pipeline runs it, then every obligation in situations that meet every pair "
                                    "of property values, then search for cases the catalogue does not list "
                                    "(sizes, dtypes, layouts, grad modes, every way a live source changes); "
                                    "print the safety level reached and the contract kept. Exit 0 when the "
-                                   "level meets --require and the contract holds, 1 when not, 2 for bad usage.")
+                                   "level meets --require and the contract holds, 1 when not, 2 for bad usage, "
+                                   f"{INTERRUPTED}.")
     a.add_argument("spec", help=specs)
     a.add_argument("--require", type=level_argument, default=Level.L1,
                    help="the level the cache must reach for exit 0: L0-L3 (default: L1, the seed fix)")
@@ -68,7 +88,7 @@ def build_parser() -> OneLineParser:
                                    "points at it). Exit 0 when AFTER contaminated no request and had "
                                    "conclusive ones, 1 when it contaminated any, 2 for bad usage, 3 when no "
                                    "request of AFTER was conclusive, 4 when the run or its report failed "
-                                   "midway (no report written).")
+                                   f"midway (no report written), {INTERRUPTED}.")
     c.add_argument("--before", required=True, metavar="SPEC", help=specs)
     c.add_argument("--after", required=True, metavar="SPEC", help=specs)
     c.add_argument("--require", type=level_argument, choices=LEVELS[1:], default=Level.L1,
@@ -80,63 +100,74 @@ def build_parser() -> OneLineParser:
                         description="Audit every hand-written broken variant of the hardened design (all must "
                                     "be killed) and N generated ones (one guard skipped under a random predicate; "
                                     "at least 95% must be killed), stress every design from several threads, and "
-                                    "count what each holds after 1,000 requests. Exit 1 when a goal is missed.")
+                                    "count what each holds after 1,000 requests. Exit 0 when every goal is met, 1 when "
+                                    f"one is missed, 2 for bad usage, {INTERRUPTED}.")
     sc.add_argument("--generated", type=int, default=GENERATED, metavar="N",
                     help=f"generated mutants to audit (default {GENERATED}; 0: none)")
     sc.add_argument("--generated-seed", type=int, default=0, metavar="S", help="seed that draws them (default 0)")
     sub.add_parser("bench", help="measure lookup, put and end-to-end costs per design (reports/bench/)",
                    description="Measure every design side by side in one process and write "
-                               "reports/bench/bench.json and bench.md.")
+                               "reports/bench/bench.json and bench.md. Exit 0 when they are written, "
+                               f"2 for bad usage, {INTERRUPTED}.")
 
     add_scan_arguments(sub.add_parser(
         "scan", help="find caches keyed by a tensor's address in Python source (never imported)",
         description="Report every mapping keyed by a tensor's address or identity, functools cache over a "
                     "tensor and WeakKeyDictionary keyed by tensors, with the guards found and the level they "
-                    "suggest. Exit 0 when nothing is found, 1 on findings, 2 for bad usage or an "
-                    "unreadable path."))
+                    "suggest. Exit 0 when nothing is found, 1 on findings, 2 for bad usage, a missing path or "
+                    "nothing to read, 4 when a file could not be read or parsed (it is named; 5: findings as well), "
+                    f"{INTERRUPTED}."))
 
-    from harness.differential.check import add_arguments as add_differential_arguments
     add_differential_arguments(sub.add_parser(
         "differential", help="does anything in a model's pipeline follow an address? (no cache knowledge needed)",
         description="Serve the same back-to-back requests, twice under an allocator that never hands a freed "
                     "address back, once under the normal one and once never-reuse with each request alone, "
                     "every run from a fresh process, and compare. Exit 0 "
                     "clean, 1 address-dependent, 3 inconclusive (no address was reused), 4 nondeterministic "
-                    "(the never-reuse runs disagree), 2 for bad usage or a missing never-reuse allocator."))
+                    "(the never-reuse runs disagree), 5 carries state (a request differs served after others "
+                    "and alone), 6 both address-dependent and carries state, 2 for bad usage or a missing "
+                    f"never-reuse allocator, {INTERRUPTED}."))
 
-    from harness.differential.hunt import add_arguments as add_hunt_arguments
     add_hunt_arguments(sub.add_parser(
         "hunt", help="every hook configuration a library ships, through the differential check; a report per finding",
         description="Enable each hook configuration the installed diffusers ships on a tiny diffusers transformer "
                     "that accepts it, serve requests back to back with no reset and with the documented reset, and "
                     "check each way. Writes the table hook x model and, per finding, a folder upstream can use. "
                     "Exit 0 no finding, 1 findings, 2 bad usage or nothing to hunt, 3 no finding but some cells could "
-                    "not be checked (the check failed, or the model differs from itself)."))
+                    f"not be checked (the check failed, or the model differs from itself), {INTERRUPTED}."))
 
-    from harness.sanitize.command import DESCRIPTION as SANITIZE, add_arguments as add_sanitize_arguments
     s = sub.add_parser("sanitize", help="run any command with address and id keys tracked; report stale matches",
                        description=SANITIZE)
     add_sanitize_arguments(s)
-    parser.sanitize = s  # its usage errors carry its prefix
 
     r = sub.add_parser("report", help="re-render a report from its results.json (no re-run)",
                        description="Re-render report.md, report.html, videos and plots from FOLDER/results.json. "
-                                   "Exit 2 when results.json is missing or not in the results format, 4 when "
-                                   "the report cannot be written (nothing is written then).")
+                                   "Exit 0 when it is written, 2 for bad usage (results.json missing or not in the results format), 4 when "
+                                   f"the report cannot be written (nothing is written then), {INTERRUPTED}.")
     r.add_argument("folder", nargs="?", type=Path, default=REPORTS / "latest",
                    help="a run folder holding results.json (default: reports/latest)")
-    parser.report = r  # report errors carry its prefix, as the other commands' do
+    parser.commands = sub.choices  # name -> its parser: a command's errors carry its own prefix
     return parser
 
 
+def repro(parser, args) -> int:
+    from harness.cli import execute, models_to_run, prepare_run
+    models = models_to_run(args, args.scenario or list(SCENARIOS), DEFAULT_MODELS)
+    plan, out, update_latest = prepare_run(parser, args, args.cache, models)
+    execute(plan, out, update_latest, "Address-reuse report", parser.prog)
+    return 0
+
+
 def compare(parser, args) -> int:
+    from harness.cli import execute, models_to_run, prepare_run, say
+    from repro.serving import STRATEGIES
     scenarios = args.scenario or [name for name, s in STRATEGIES.items() if s.scenario.level <= args.require]
     if args.before == args.after:
         parser.error("--before and --after name the same cache")
     models = models_to_run(args, scenarios, {"toy": None})
     plan, out, update_latest = prepare_run(parser, args, [args.before, args.after], models)
     results = execute(plan, out, update_latest, f"Before {args.before} / after {args.after}",
-                      f"{parser.prog} compare", kind="compare", pair={"before": args.before, "after": args.after})
+                      parser.prog, kind="compare", pair={"before": args.before, "after": args.after})
     after = results.records_of(cache=args.after)
     bad = [r for r in after if r.contaminated]
     if bad:
@@ -157,6 +188,7 @@ def compare(parser, args) -> int:
 
 
 def report(parser, args) -> int:
+    from harness.cli import say
     from harness.differential.check import rerender
     from harness.report.render import ReportError, ResultsError, write_report
     try:
@@ -171,15 +203,25 @@ def report(parser, args) -> int:
 
 
 def main(argv=None) -> int:
-    def command() -> int:
-        parser = build_parser()  # inside: it imports the differential check and the hunt
-        return _run(parser, parser.parse_args(argv))
-
-    return run_command(_program_name(), command)
+    stdout = sys.stdout
+    sys.stdout = ReaderMayLeave(stdout)  # `| head`: the command goes on quietly to its exit code
+    try:
+        prog = _program_name()
+        parser = build_parser()
+        args = parser.parse_args(argv)  # --help and usage errors end here, before torch is imported
+        with interrupted_is_one_line(prog):  # importing torch takes seconds: Ctrl-C there is one line too
+            from harness.cli import run_command
+        return run_command(prog, lambda: _run(parser.commands[args.command], args))
+    finally:
+        sys.stdout = stdout
 
 
 def _run(parser, args) -> int:
+    """Run the parsed command; ``parser`` is its own, so that every error it reports starts
+    with ``python -m harness COMMAND: error:``."""
     if args.command == "audit":
+        from cache_impl import CacheSpecError, resolve
+        from harness.audit.runner import AuditOptions, audit
         try:
             factory = resolve(args.spec, timeout=args.call_timeout)
         except CacheSpecError as exc:
@@ -187,6 +229,8 @@ def _run(parser, args) -> int:
         options = AuditOptions(require=args.require, contract=args.contract, grad_mode=args.grad_mode,
                                budget=args.budget, seed=args.seed, timeout=args.call_timeout)
         return audit(args.spec, factory, options)
+    if args.command == "repro":
+        return repro(parser, args)
     if args.command == "compare":
         return compare(parser, args)
     if args.command == "selfcheck":
@@ -196,21 +240,21 @@ def _run(parser, args) -> int:
         return selfcheck(args.generated, args.generated_seed)
     if args.command == "scan":
         from harness.scan import main as scan
-        return scan(args)
+        return scan(parser, args)
     if args.command == "differential":
         from harness.differential.check import main as differential
         return differential(parser, args)
     if args.command == "hunt":
         from harness.differential.hunt import main as hunt
-        return hunt(args)
+        return hunt(parser, args)
     if args.command == "sanitize":
         from harness.sanitize.command import main as sanitize
-        return sanitize(parser.sanitize, args)
+        return sanitize(parser, args)
     if args.command == "bench":
         from harness.bench import run_bench
         run_bench()
         return 0
-    return report(parser.report, args)
+    return report(parser, args)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,9 @@ from pathlib import Path
 import torch
 
 from cache_impl import DESIGNS
-from harness.environment import describe
+from harness.environment import REPORTS, describe
 from harness.report.results import write_atomic, write_json
-from harness.run import REPORTS, RunPlan, run_matrix
+from harness.run import RunPlan, run_matrix
 from repro.allocator import AddressArena
 from repro.models import REAL_MODELS, STATS, load_model
 from repro.models.toy import DEFAULT_PROMPTS
@@ -267,7 +267,8 @@ def _architecture_table(arch: dict, designs: list) -> list[str]:
 
 def matrix_seconds() -> float:
     """The default ``make repro`` matrix on CPU (the toy in every scenario, Helios in three)."""
-    from harness.cli import DEFAULT_MODELS, STRATEGIES
+    from harness.options import DEFAULT_MODELS
+    from repro.serving import STRATEGIES
     models = {m: [s for s in STRATEGIES if only is None or s in only] for m, only in DEFAULT_MODELS.items()}
     plan = RunPlan(caches=list(DESIGNS), models=models, seeds=[0, 1], requests=3, device=torch.device("cpu"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -289,7 +290,8 @@ def sanitizer_samples(pairs: int = 2) -> dict:
     import subprocess
     import sys
 
-    from harness.cli import DEFAULT_MODELS, STRATEGIES
+    from harness.options import DEFAULT_MODELS
+    from repro.serving import STRATEGIES
     from harness.sanitize import sanitizing
 
     models = {m: [s for s in STRATEGIES if only is None or s in only] for m, only in DEFAULT_MODELS.items()}
@@ -343,7 +345,7 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     result["sizes"] = {"put_ns": {size: {n: put_ns[n, size] for n in designs} for size in SIZES},
                        "get_hit_ns": {size: {n: get_ns[n, size] for n in designs} for size in SIZES}}
     progress("request latency ...")
-    # One torch thread, as python -m repro runs: the tiny models gain nothing from more,
+    # One torch thread, as python -m harness repro runs: the tiny models gain nothing from more,
     # and spinning threads on a shared machine would time the neighbours.
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -1,5 +1,6 @@
-"""Pieces the command lines share: one-line usage errors, the run options, and
-running a matrix with progress, summary and report."""
+"""Running a matrix for a command line: validating its options (``prepare_run``), serving
+it with progress, summary and report (``execute``), and Ctrl-C as one line
+(``run_command``). The options themselves are in ``harness.options``, which is light."""
 
 from __future__ import annotations
 
@@ -13,101 +14,13 @@ from pathlib import Path
 
 import torch
 
-from cache_impl import CacheSpecError, Level, resolve
-from harness import OneLineParser  # noqa: F401 - the commands import it from here
+from cache_impl import CacheSpecError, resolve
 from harness.interrupt import EXIT_INTERRUPTED
+from harness.options import EXIT_FAILED, EXIT_USAGE
 from harness.report.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
-from repro.models import MODELS, ModelSpecError, check_model_spec
-from repro.models.toy import PRESETS, preset
-from repro.serving import STRATEGIES
-
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
-
-# Limits checked before any work: a run past them would not finish in a day on any box.
-MAX_REQUESTS = 1000
-MAX_STEPS = 1000
-MAX_THREADS = 1024
-
-# Exit codes of the commands that run the matrix (README, "Compare two caches").
-EXIT_CONTAMINATED = 1  # compare: the after cache contaminated a request
-EXIT_USAGE = 2  # bad input, one line, nothing written
-EXIT_NOTHING_CONCLUSIVE = 3  # compare: no request of the after cache was conclusive
-EXIT_FAILED = 4  # the run or its report failed midway: no report written, reports/latest unchanged
-# EXIT_INTERRUPTED (130): Ctrl-C, one line, nothing half-written (harness.interrupt, which answers it during imports)
-
-# ``python -m repro`` without --model: the toy in every scenario, the real Helios
-# transformer in the scenarios of the seed's bug and of what its fix leaves open.
-DEFAULT_MODELS = {"toy": None, "helios": ("freed_address_reused", "natural_reuse", "storage_swapped")}
-
-
-def level_argument(text: str) -> Level:
-    """``--require L2`` and the like: a Level, or a one-line usage error."""
-    try:
-        return Level.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def seconds_argument(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 <= value <= 24 * 3600:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 86400 seconds, got {text}")
-    return value
-
-
-def seed_argument(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value < 2 ** 32:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2**32 - 1, got {value}")
-    return value
-
-
-def count_argument(limit: int):
-    """An integer from 1 to ``limit``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if not 1 <= value <= limit:
-            raise argparse.ArgumentTypeError(f"must be between 1 and {limit}, got {value}")
-        return value
-    return parse
-
-
-def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
-    """Options shared by ``python -m repro`` and ``python -m harness compare``."""
-    p.add_argument("--scenario", nargs="+", choices=list(STRATEGIES), default=None, metavar="NAME",
-                   help=f"{scenarios_help}; one or more of {', '.join(STRATEGIES)}")
-    p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=3,
-                   help=f"requests per case, 1 to {MAX_REQUESTS} (default 3)")
-    p.add_argument("--steps", type=count_argument(MAX_STEPS), default=None,
-                   help=f"denoise steps, 1 to {MAX_STEPS} (default: the model's)")
-    p.add_argument("--model", nargs="+", metavar="NAME", default=None,
-                   help=f"models to serve: {', '.join(MODELS)} (real diffusers architectures, tiny and "
-                        "seeded) or package.module:factory for your own")
-    p.add_argument("--preset", choices=list(PRESETS), default="tiny",
-                   help="toy model size: tiny (CPU, seconds) or helios (real text-side dimensions, GPU)")
-    p.add_argument("--dtype", choices=list(DTYPES), default=None,
-                   help="model dtype (default: the toy preset's; real models bfloat16 on CUDA, float32 on CPU)")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="auto: CUDA when available, else CPU")
-    p.add_argument("--seed", nargs="+", type=seed_argument, default=[0, 1],
-                   help="one or more seeds, 0 to 2**32 - 1 (default: 0 1)")
-    p.add_argument("--threads", type=count_argument(MAX_THREADS), default=1,
-                   help="torch intra-op threads on the CPU (default 1: the tiny models' ops are too small to "
-                        "gain from more, and on a shared machine spinning threads made runs 2-5x slower)")
-    p.add_argument("--out", type=Path, default=None,
-                   help="output folder (default: a new reports/<run-id>, with reports/latest pointing at it "
-                        "once its report is written)")
-
+from repro.models import ModelSpecError, check_model_spec
+from repro.models.toy import preset
 
 _ANSWERING_CTRL_C = False  # a run_command in this process is handling SIGINT
 
@@ -220,7 +133,7 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
         _NEW_FOLDERS.append(out)
     torch.set_num_threads(args.threads)
     plan = RunPlan(caches=caches, models=models, seeds=args.seed, requests=args.requests, device=device,
-                   steps=args.steps, preset=args.preset, dtype=DTYPES.get(args.dtype))
+                   steps=args.steps, preset=args.preset, dtype=getattr(torch, args.dtype) if args.dtype else None)
     return plan, out, args.out is None
 
 
@@ -266,12 +179,10 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str
 
 
 def say(line: str = "") -> None:
-    """Print a line of progress or summary. Output piped into a reader that stopped
-    (``| head``) is dropped, and the run goes on to write its results and report."""
-    try:
-        print(line, flush=True)
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """Print a line of progress or summary, at once. Output piped into a reader that stopped
+    (``| head``) is dropped by the command line (``harness.ReaderMayLeave``), and the run goes
+    on to write its results and report."""
+    print(line, flush=True)
 
 
 def fail(line: str, code: int):

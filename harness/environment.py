@@ -1,4 +1,5 @@
-"""The environment block every result file carries."""
+"""The environment block every result file carries, and where the repository and its reports are.
+Light: torch is imported by ``describe`` only."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import platform
 import subprocess
 import sys
 from datetime import datetime, timezone
+from importlib import metadata
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parent.parent
+REPORTS = ROOT / "reports"
 
 
 def git_revision() -> str:
@@ -25,7 +26,19 @@ def git_revision() -> str:
     return (rev + ("-dirty" if dirty else "")) if rev else "unknown"
 
 
-def describe(device: torch.device) -> dict:
+def versions() -> dict:
+    """The versions a result depends on: Python, torch, and diffusers where it is installed
+    (read from the installed metadata: diffusers is not imported for this)."""
+    try:
+        diffusers = metadata.version("diffusers")
+    except metadata.PackageNotFoundError:
+        diffusers = None
+    import torch
+    return {"python": platform.python_version(), "torch": torch.__version__, "diffusers": diffusers}
+
+
+def describe(device) -> dict:
+    import torch
     if device.type == "cuda":
         name = torch.cuda.get_device_name(device)
         allocator = {"backend": "CUDA caching allocator",
@@ -37,8 +50,7 @@ def describe(device: torch.device) -> dict:
         allocator = {"backend": f"PyTorch CPU allocator over {libc} malloc",
                      **{k: v for k, v in os.environ.items() if k.startswith("MALLOC_")}}
     return {
-        "torch": torch.__version__,
-        "python": platform.python_version(),
+        **versions(),
         "platform": platform.platform(),
         "device": str(device),
         "device_name": name,

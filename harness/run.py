@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from cache_impl import declared_level, resolve
-from harness.environment import ROOT, describe
+from harness.environment import REPORTS, ROOT, describe
 from harness.report.metrics import compare_outputs
 from harness.report.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
                              encode_clip, save, tally)
@@ -219,7 +219,6 @@ def _keep_showcase(results: Results, model, scenario, seed, requests, showcase, 
                      if c in (before, after)})
 
 
-REPORTS = ROOT / "reports"
 
 
 def new_run_dir(root: Path = REPORTS) -> Path:

@@ -15,8 +15,9 @@ import torch
 
 from cache_impl.registry import CallTimedOut, time_limit
 
-GRAD_MODES = {"no_grad": torch.no_grad, "inference": torch.inference_mode, "enabled": torch.enable_grad}
-DEFAULT_TIMEOUT = 10.0  # seconds for one call of the cache
+from repro.choices import DEFAULT_TIMEOUT, GRAD_MODES as _GRAD_MODE_NAMES
+
+GRAD_MODES = {name: getattr(torch, fn) for name, fn in _GRAD_MODE_NAMES.items()}
 
 
 class CacheCallFailed(Exception):
@@ -51,6 +52,14 @@ def call(what: str, fn, *args, timeout: float | None = DEFAULT_TIMEOUT, grad_mod
                               raised=isinstance(exc, Exception)) from None
 
 
+def _short(value) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a user's __repr__ may raise anything
+        return "its repr() raised"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 # Factories one of whose calls hung: {"what": the first such call}. Weak keys: a
 # factory (a class, a function) that goes away takes its record with it.
 HUNG: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -65,6 +74,7 @@ class GuardedCache:
                  unsupported: frozenset = frozenset(), hung: dict | None = None):
         self._cache, self._timeout, self._grad_mode, self._unsupported = cache, timeout, grad_mode, unsupported
         self._hung = hung if hung is not None else {}
+        self._value_types: tuple = ()  # the types of the values put: what a get() may return
 
     def _call(self, name: str, *args):
         # Once a call hung, every later one would likely wait the whole timeout too.
@@ -84,11 +94,20 @@ class GuardedCache:
 
     def get(self, source):
         self._check_dtype(source)
-        return self._call("get", source)
+        value = self._call("get", source)
+        # A get() that answers with something no put() gave it (a str, an int) is a broken
+        # cache, not a false hit: say what it returned instead of comparing it as a value.
+        if value is not None and not isinstance(value, self._value_types):
+            given = "/".join(t.__name__ for t in self._value_types) or "nothing yet"
+            raise CacheCallFailed(f"get() returned {_short(value)} (type {type(value).__name__}): it must return "
+                                  f"None or a value put() was given ({given})")
+        return value
 
     def put(self, source, value) -> None:
         self._check_dtype(source)
         self._call("put", source, value)
+        if not isinstance(value, self._value_types):
+            self._value_types += (type(value),)
 
     def clear(self) -> None:
         self._call("clear")

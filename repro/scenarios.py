@@ -32,13 +32,13 @@ import torch
 
 from cache_impl import Level, level_below, request_begins, request_ends
 from repro.allocator import AddressArena
+from repro.choices import CONTRACTS
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, NotTested, guarded
 
 PASS, FALSE_HIT, WRONG_MISS, BROKEN, INCONCLUSIVE = (
     "pass", "false hit", "wrong miss", "broken", "inconclusive")
 
 SHAPE = (2, 16, 32)  # a small stand-in for (batch, text tokens, text dim)
-CONTRACTS = ("none", "bounded", "lru")  # each asks for the hygiene checks of those before it, and more
 
 
 def project(source: torch.Tensor) -> torch.Tensor:

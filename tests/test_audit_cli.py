@@ -224,3 +224,35 @@ def test_audit_user_code_cannot_crash_or_pass(capsys, monkeypatch, tmp_path, spe
 def test_audit_cli_bad_usage_is_one_line_exit_2(capsys, args):
     code, out, err = _audit(capsys, *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("python -m harness")
+
+
+@pytest.mark.parametrize("argv, code", [(["audit", "fingerprint", "--budget", "0"], 1),
+                                        (["scan", "cache_impl"], 1)], ids=["audit", "scan"])
+def test_a_reader_that_stops_early_ends_quietly_with_the_verdict(argv, code):
+    """``address-reuse audit ... | head -n 1``: the reader leaves after one line; the command
+    runs on to its own exit code, with no BrokenPipeError on stderr."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, "-m", "harness", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=root)
+    assert proc.stdout.readline()  # as `| head -n 1` does: one line, then the pipe is closed
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=600) == code, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize("returned, shown", [('"hello"', "'hello' (type str)"), ("7", "7 (type int)")])
+def test_a_get_that_returns_what_no_put_gave_is_named_broken(capsys, tmp_path, monkeypatch, returned, shown):
+    """Not "another source's value returned": the audit says what get() returned instead."""
+    (tmp_path / "oddcache.py").write_text(
+        "class OddCache:\n"
+        "    def __init__(self, max_size=8): self.d = {}\n"
+        f"    def get(self, t): return {returned} if self.d else None\n"
+        "    def put(self, t, v): self.d[1] = v\n"
+        "    def clear(self): self.d.clear()\n"
+        "    def __len__(self): return len(self.d)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _audit(capsys, "oddcache:OddCache", "--budget", "0")
+    assert code == 1, err
+    assert f"get() returned {shown}: it must return None or a value put() was given (Tensor)" in out, out
+    assert "another source's value returned" not in out, out

@@ -72,6 +72,12 @@ HARNESS = [
     (["frobnicate"], "invalid choice"),
 ]
 
+def repro_main(argv=None):
+    """``python -m harness repro ARGS`` in this process."""
+    from harness.__main__ import main
+    return main(["repro", *(argv or [])])
+
+
 
 def _run(capsys, main, argv):
     try:
@@ -97,7 +103,7 @@ def no_run_folder(monkeypatch):
 
 @pytest.mark.parametrize("argv, message", REPRO, ids=[" ".join(a) for a, _ in REPRO])
 def test_repro_cli_rejects(capsys, tmp_path, no_run_folder, argv, message):
-    from repro.__main__ import main
+    main = repro_main
     out_dir = tmp_path / "run"
     if "--out" not in argv:
         argv = [*argv, "--out", str(out_dir)]
@@ -108,12 +114,12 @@ def test_repro_cli_rejects(capsys, tmp_path, no_run_folder, argv, message):
 @pytest.mark.parametrize("argv, message", [(a, m) for a, m in REPRO if "--out" not in a],
                          ids=[" ".join(a) for a, m in REPRO if "--out" not in a])
 def test_repro_cli_rejects_before_making_a_run_folder(capsys, no_run_folder, argv, message):
-    from repro.__main__ import main
+    main = repro_main
     _assert_one_line(*_run(capsys, main, argv), message)
 
 
 def test_repro_cli_rejects_a_file_as_output_folder(capsys, tmp_path):
-    from repro.__main__ import main
+    main = repro_main
     target = tmp_path / "a-file"
     target.write_text("keep me")
     _assert_one_line(*_run(capsys, main, ["--out", str(target)]), "not a folder")
@@ -122,7 +128,7 @@ def test_repro_cli_rejects_a_file_as_output_folder(capsys, tmp_path):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present, so --device cuda is valid")
 def test_repro_cli_rejects_cuda_without_gpu(capsys, tmp_path):
-    from repro.__main__ import main
+    main = repro_main
     _assert_one_line(*_run(capsys, main, ["--device", "cuda", "--out", str(tmp_path / "x")]), "no CUDA")
 
 
@@ -210,14 +216,14 @@ def test_report_that_cannot_be_written_leaves_nothing(capsys, tmp_path):
 
 
 def test_a_model_factory_that_builds_nothing_is_one_line(capsys, tmp_path):
-    from repro.__main__ import main
+    main = repro_main
     code, out, err = _run(capsys, main, ["--model", "collections:OrderedDict", "--out", str(tmp_path / "run")])
     _assert_one_line(code, out, err, "not a VideoModel")
     assert not (tmp_path / "run").exists() and "results" not in out
 
 
 def test_a_model_factory_that_raises_is_one_line(capsys, tmp_path, monkeypatch):
-    from repro.__main__ import main
+    main = repro_main
     (tmp_path / "raising_model.py").write_text("def build(**_):\n    raise RuntimeError('no weights here')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, err = _run(capsys, main, ["--model", "raising_model:build", "--out", str(tmp_path / "run")])
@@ -228,7 +234,7 @@ def test_a_model_factory_that_raises_is_one_line(capsys, tmp_path, monkeypatch):
 @pytest.mark.parametrize("model", ["helios", "wan"])
 def test_a_real_model_without_diffusers_says_what_to_install(capsys, tmp_path, monkeypatch, no_run_folder, model):
     import sys
-    from repro.__main__ import main
+    main = repro_main
     from repro.models import DIFFUSERS_RANGE
     monkeypatch.setitem(sys.modules, "diffusers", None)  # find_spec answers None: not installed
     code, out, err = _run(capsys, main, ["--model", model, "--out", str(tmp_path / "run")])
@@ -273,12 +279,12 @@ def test_a_crashing_after_cache_in_compare_writes_no_report(capsys, tmp_path, mo
 
 @pytest.mark.diffusion
 def test_an_unwritable_report_in_a_run_is_exit_4(capsys, tmp_path, reports):
-    from repro.__main__ import main
+    main = repro_main
     out_dir = tmp_path / "run"
     (out_dir / "report.html").mkdir(parents=True)
     code, out, err = _run(capsys, main, ["--model", "toy", "--cache", "fingerprint", "weakref", *SMALL,
                                          "--out", str(out_dir)])
-    _assert_one_line(code, out, err, "python -m repro: error: cannot write the report", expected_code=4)
+    _assert_one_line(code, out, err, "python -m harness repro: error: cannot write the report", expected_code=4)
     assert not (out_dir / "report.md").exists() and (out_dir / "results.json").is_file()
     assert (reports / "latest").readlink().name == "earlier"
 
@@ -335,10 +341,10 @@ def _no_temporary_files(folder):
 
 @pytest.mark.diffusion
 def test_repro_interrupted_midway_keeps_the_finished_cases_and_no_report(capsys, monkeypatch, reports):
-    from repro.__main__ import main
+    main = repro_main
     _interrupt_at(monkeypatch, "harness.run.run_case", calls_before=1)
     code, out, err = _run(capsys, main, ["--model", "toy", "--cache", "fingerprint", "weakref", *SMALL])
-    _assert_interrupted(code, err, "python -m repro")
+    _assert_interrupted(code, err, "python -m harness")
     runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
     assert len(runs) == 1 and sorted(p.name for p in runs[0].iterdir()) == ["results.json"]
     assert "finished cases are in" in err and str(runs[0] / "results.json") in err
@@ -346,10 +352,10 @@ def test_repro_interrupted_midway_keeps_the_finished_cases_and_no_report(capsys,
 
 
 def test_repro_interrupted_before_any_case_leaves_no_folder(capsys, monkeypatch, reports):
-    from repro.__main__ import main
+    main = repro_main
     _interrupt_at(monkeypatch, "harness.run.load_model")
     code, out, err = _run(capsys, main, ["--model", "toy", *SMALL])
-    _assert_interrupted(code, err, "python -m repro")
+    _assert_interrupted(code, err, "python -m harness")
     assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
 
 

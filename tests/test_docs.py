@@ -103,9 +103,6 @@ def test_every_documented_command_works(where, line, capsys):
     elif program in PYTHONS and args[:2] == ["-m", "harness.scan.corpus"]:  # a measurement: cheap, so run
         from harness.scan.corpus import main
         assert main(args[2:]) == 0, f"{where}: {line!r} failed: {capsys.readouterr().err[-1000:]}"
-    elif program in PYTHONS and args[:2] == ["-m", "repro"]:
-        from repro.__main__ import build_parser
-        parse_with_argparse(build_parser, args[2:])
     elif program in PYTHONS and args[:2] == ["-m", "pytest"] or Path(program).name == "pytest":
         _collect(where, line, args[2:] if program in PYTHONS else args)
     elif program in PYTHONS and args and args[0].endswith(".py"):

@@ -57,9 +57,11 @@ def test_the_upstream_script_stands_alone(diffusers_hooks):
 
 @pytest.mark.core_model
 def test_a_library_with_nothing_to_hunt_is_one_line_and_exit_2(tmp_path, capsys):
-    assert main(["hunt", "numpy", "--out", str(tmp_path / "hunt")]) == 2
+    with pytest.raises(SystemExit) as exited:
+        main(["hunt", "numpy", "--out", str(tmp_path / "hunt")])
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "nothing to hunt" in err
+    assert exited.value.code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("python -m harness hunt: error: nothing to hunt in 'numpy'"), err
     assert not (tmp_path / "hunt").exists()
 
 

@@ -28,6 +28,12 @@ NEW_VIEW_EACH_STEP = ["ltx", "allegro", "sana_video", "pixart", "sana"]
 CPU = torch.device("cpu")
 FORCED = ["freed_address_reused", "storage_swapped", "persistent_buffer", "persistent_buffer_inference"]
 
+def repro_main(argv=None):
+    """``python -m harness repro ARGS`` in this process."""
+    from harness.__main__ import main
+    return main(["repro", *(argv or [])])
+
+
 
 @pytest.fixture(scope="module")
 def models():
@@ -259,7 +265,7 @@ def test_forced_reuse_on_every_architecture(name):
 def test_repro_cli_on_helios_and_wan(capsys, tmp_path):
     """The issue's acceptance run: fingerprint contaminated, weakref and hardened clean
     under forced reuse, with GIFs of the real models' decoded frames."""
-    from repro.__main__ import main
+    main = repro_main
     code = main(["--model", "helios", "wan", "--cache", "fingerprint", "weakref", "hardened", "--scenario",
                  "freed_address_reused", "--seed", "0", "--requests", "2", "--steps", "2", "--out", str(tmp_path)])
     out = capsys.readouterr().out
@@ -357,8 +363,8 @@ def factory(device, steps=None, dtype=None):
 
 def test_a_model_written_outside_the_repo_runs_through_the_seam(tmp_path, monkeypatch, capsys):
     """The seam, through the command line in this process with the user's package on the path
-    (``python -m repro`` as a process of its own: the piped run in tests/test_repro_matrix.py)."""
-    from repro.__main__ import main
+    (``python -m harness repro`` as a process of its own: the piped run in tests/test_repro_matrix.py)."""
+    main = repro_main
     package = tmp_path / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")

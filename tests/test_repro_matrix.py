@@ -27,6 +27,12 @@ CONTAMINATES = {
     "persistent_buffer_inference": {"fingerprint", "weakref", "hardened", "torch_weak_id"},
 }
 
+def repro_main(argv=None):
+    """``python -m harness repro ARGS`` in this process."""
+    from harness.__main__ import main
+    return main(["repro", *(argv or [])])
+
+
 
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory):
@@ -113,7 +119,7 @@ def test_interrupted_run_keeps_finished_cases(tmp_path):
 
 def test_cli_writes_results_and_summary(tmp_path, capsys):
     """The command line in this process (the piped run below is a subprocess of its own)."""
-    from repro.__main__ import main
+    main = repro_main
     out = tmp_path / "run"
     code = main(["--model", "toy", "--cache", "fingerprint", "hardened", "--scenario", "freed_address_reused",
                  "--requests", "2", "--steps", "2", "--seed", "0", "--out", str(out)])
@@ -127,10 +133,10 @@ def test_cli_writes_results_and_summary(tmp_path, capsys):
 
 
 def test_output_piped_into_head_is_no_traceback(tmp_path):
-    """`python -m repro | head -1`: the reader stops, the run goes on quietly (a slow check:
+    """`python -m harness repro | head -1`: the reader stops, the run goes on quietly (a slow check:
     a CLI run in a subprocess; tests/test_bad_input.py lists the other bad input)."""
     out_dir = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "repro", "--model", "toy", "--cache", "fingerprint", "weakref",
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "repro", "--model", "toy", "--cache", "fingerprint", "weakref",
                              "--seed", "0", "--requests", "2", "--steps", "2", "--scenario", "freed_address_reused",
                              "--out", str(out_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.readline()  # as `| head -1` does: read one line, then stop reading

@@ -373,7 +373,7 @@ def test_the_repro_matrix_every_fingerprint_contamination_found_at_its_lookup_an
     storage was swapped (L1 does not close it); hardened, request_scoped and torch_weak_id never.
     The persistent inference buffer is the one contamination with no address reuse at all:
     no address key can see it (docs/sanitize.md)."""
-    from harness.cli import DEFAULT_MODELS
+    from harness.options import DEFAULT_MODELS
     from harness.run import RunPlan, run_matrix
     from repro.serving import STRATEGIES
 

@@ -140,8 +140,17 @@ def test_unparsable_files_are_listed_and_skipped(capsys, tmp_path):
     code, out, _ = _run(["scan", str(tmp_path)], capsys)
     assert code == 5  # findings (1), and inputs skipped (4)
     assert re.search(r"broken\.py: skipped, does not parse: line 1: ", out)
-    assert "binary.py: skipped, does not parse" in out
+    assert "binary.py: skipped, not Python source: it holds null bytes" in out and "line None" not in out
     assert "1 finding(s) in 3 file(s), 2 file(s) skipped" in out
+
+
+@core_model
+def test_a_folder_with_no_python_file_says_so(capsys, tmp_path):
+    """Nothing read is not "0 findings": a scan of an empty folder is a usage error that says why."""
+    (tmp_path / "notes.txt").write_text("x = {}\n")
+    code, out, err = _run(["scan", str(tmp_path)], capsys)
+    assert code == 2 and not out
+    assert err == f"python -m harness scan: error: no Python file to read in {tmp_path}\n", err
 
 
 @core_model

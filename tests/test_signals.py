@@ -17,10 +17,10 @@ from test_bad_input import SMALL, _no_temporary_files
 @pytest.mark.cpu
 @pytest.mark.diffusion
 def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
-    """The signal itself, sent to a running ``python -m repro`` once it reports its first case."""
+    """The signal itself, sent to a running ``python -m harness repro`` once it reports its first case."""
     out_dir = tmp_path / "run"
     # every design: five cases, so the signal lands with four (and the report) still to go
-    proc = subprocess.Popen([sys.executable, "-m", "repro", "--model", "toy", *SMALL, "--out", str(out_dir)],
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "repro", "--model", "toy", *SMALL, "--out", str(out_dir)],
                             stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
     for line in proc.stdout:
@@ -29,7 +29,7 @@ def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
             break
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err[-2000:]
-    assert err.count("\n") == 1 and err.startswith("python -m repro: interrupted") and "Traceback" not in err, err
+    assert err.count("\n") == 1 and err.startswith("python -m harness: interrupted") and "Traceback" not in err, err
     assert not (out_dir / "report.md").exists() and _no_temporary_files(out_dir)
 
 
@@ -57,8 +57,7 @@ sys.meta_path.insert(0, HoldTorch())
 '''
 
 ENTRY_POINTS = {"python -m harness": ["-m", "harness", "audit", "hardened"],
-                "address-reuse": [str(Path(sys.executable).with_name("address-reuse")), "audit", "hardened"],
-                "python -m repro": ["-m", "repro", "--model", "toy"]}
+                "address-reuse": [str(Path(sys.executable).with_name("address-reuse")), "audit", "hardened"]}
 
 
 @pytest.mark.cpu

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 import torch
 
 from cache_impl import Level, declared_level, describe_spec, level_below
+from harness.audit import DEFAULT_BUDGET
 from harness.audit.probes import find_failure
 from harness.audit.search import ALL_DTYPES
 from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, reached_level, run_scenario)
 
-DEFAULT_BUDGET = 40.0  # seconds of probes and search: with the catalogue, an audit stays under a minute on 2 cores
 CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
 PROBED_DTYPES = ALL_DTYPES  # every dtype the search makes sources of
 WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)

@@ -19,13 +19,13 @@ import time
 import torch
 
 from cache_impl import DESIGNS, Level
+from harness.audit import GENERATED
 from harness.audit.runner import first_failure
 from harness.audit.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, Mutant, build, generate
 from harness.audit.probes import probe
 from repro.scenarios import SHAPE, project, values_held
 
 
-GENERATED = 200  # generated mutants to audit by default in generated_table
 GENERATED_GOAL = 0.95  # the share of them the audit must kill
 
 

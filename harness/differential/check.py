@@ -43,14 +43,14 @@ from pathlib import Path
 
 import torch
 
-from harness.cli import DTYPES, prepare_run
+from harness.cli import prepare_run
+from harness.differential import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUESTS, DEFAULT_SEEDS, ID_SHIFTS, MAX_ID_SHIFT
 from harness.environment import describe
 from harness.report.metrics import frame_ssim
 from harness.report.results import decode_clip, encode_clip, point_latest, write_atomic, write_json
 from harness.run import case_requests
 from repro import never_reuse, warm
 from repro.callable import CallSpecError, as_outputs, resolve_call
-from repro.models import MODELS
 
 NORMAL, NEVER_REUSE = "normal", "never_reuse"
 # name, allocator
@@ -65,8 +65,6 @@ ALONE, ALONE_IN = "alone", "never_reuse_b"
 # many objects of its size were made and freed in between. For a function, the normal run is served
 # again with its freed object slots shifted by each of these (``repro.stream.serve_call``), as jobs
 # of the normal run's process; any of these runs differing from the never-reuse run is a divergence.
-ID_SHIFTS = (1, 2, 3, -1, -2)
-MAX_ID_SHIFT = 64
 
 
 def shifted(shift: int) -> str:
@@ -98,9 +96,6 @@ EXIT_USAGE = 2
 # sooner, which is what the check needs to see. Set in the environment to override.
 REUSE_PRONE_MALLOC = {"MALLOC_TRIM_THRESHOLD_": "0"}
 
-DEFAULT_SEEDS = (0, 1, 2)
-DEFAULT_REQUESTS = 4
-DEFAULT_CALL_TIMEOUT = 120.0
 BUILT_IN = "built-in"  # the cache column when nothing is attached: the model's own state
 TITLE = "Differential check: normal vs never-reuse allocator, back to back vs alone"
 
@@ -581,38 +576,6 @@ def preflight(spec: str, prompt: str, seed: int, timeout: float, kwargs: dict | 
 
 
 # --- the command ------------------------------------------------------------------
-
-def add_arguments(p) -> None:
-    from harness.cli import MAX_REQUESTS, MAX_STEPS, count_argument, seed_argument
-    what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--model", metavar="NAME", help=f"{', '.join(MODELS)}, or package.module:factory for your own")
-    what.add_argument("--call", metavar="SPEC",
-                      help="package.module:fn, called as fn(prompt: str, seed: int) per request; it returns a "
-                           "tensor, an ndarray, a PIL image, a list of frames, or a dict of those")
-    p.add_argument("--prompts", type=Path, metavar="FILE", default=None,
-                   help="prompts, one a line, served in turn (default: the built-in four)")
-    p.add_argument("--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT, metavar="SECONDS",
-                   help=f"longest one request may take (default {DEFAULT_CALL_TIMEOUT:g})")
-    p.add_argument("--cache", metavar="SPEC", default=None,
-                   help="with --model: attach this cache design first, to demonstrate (default: the model as it "
-                        "is, with whatever caches it has built in)")
-    p.add_argument("--id-shifts", nargs="*", type=int, default=list(ID_SHIFTS), metavar="K",
-                   help="with --call: serve the normal run again with its freed object slots shifted by each K, "
-                        "so that an id()-keyed cache is exercised (default: "
-                        f"{' '.join(f'{k:+d}' for k in ID_SHIFTS)}; none given: no such run)")
-    p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=DEFAULT_REQUESTS,
-                   help=f"requests per seed (default {DEFAULT_REQUESTS})")
-    p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
-                   help="seeds; their requests are served in one stream "
-                        f"(default: {' '.join(map(str, DEFAULT_SEEDS))})")
-    p.add_argument("--steps", type=count_argument(MAX_STEPS), default=None, help="denoise steps (default: the model's)")
-    p.add_argument("--dtype", choices=list(DTYPES), default=None, help="model dtype (default: the model's)")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="auto: CUDA when available, else CPU")
-    p.add_argument("--out", type=Path, default=None,
-                   help="output folder (default: reports/<run-id>, with reports/latest-differential pointing at it)")
-    p.set_defaults(preset="tiny", threads=1, scenario=None)
-
 
 def read_prompts(parser, path: Path | None) -> tuple[str, ...] | None:
     if path is None:

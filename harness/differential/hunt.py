@@ -21,16 +21,15 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.differential import HUNT_REQUESTS, HUNT_SEEDS, LIBRARIES
 from harness.differential.check import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE, NONDETERMINISTIC, shared_processes
 from harness.report.results import point_latest, write_atomic, write_json
 
-LIBRARIES = ("diffusers",)
 FAILED = "failed"  # the differential check could not run
 EXIT_FINDINGS, EXIT_UNCHECKED = 1, 3  # 0: every cell clean or not applicable
 # What a cell can find. A check that could not run, or a model that differs from itself,
 # says nothing about the hook: such a cell is unchecked, never a finding with a report.
 FINDINGS = (CARRIES_STATE, ADDRESS_DEPENDENT, BOTH)
-HUNT_SEEDS, HUNT_REQUESTS = ("0",), "3"
 NOT_SERVED = "not served"  # the hook runs on this model, but another model carries its row
 
 
@@ -111,13 +110,12 @@ def _first_line(exc: BaseException) -> str:
 
 def check(spec: str, out: Path) -> tuple[str, str, float, list]:
     """Run ``differential --call spec`` into ``out``: (verdict, reason, seconds, places where the runs part)."""
-    from harness.__main__ import main
+    from harness.differential.command import differential
 
     started = time.perf_counter()
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = main(["differential", "--call", spec, "--seed", *HUNT_SEEDS, "--requests", HUNT_REQUESTS,
-                     "--out", str(out)])
+        code = differential(["--call", spec, "--seed", *HUNT_SEEDS, "--requests", HUNT_REQUESTS, "--out", str(out)])
     results_file = out / "results.json"
     if code == 2 or not results_file.exists():
         return FAILED, f"the check could not run (exit {code})", time.perf_counter() - started, []
@@ -196,32 +194,28 @@ def _cell_text(c: Cell | None) -> str:
     return f"**{c.outcome}**; {c.why}" if c.finding else f"{c.outcome}; {c.why}"
 
 
-def main(args) -> int:
+def main(parser, args) -> int:
     from harness.run import new_run_dir
 
     if args.library not in LIBRARIES:
-        print(f"error: nothing to hunt in {args.library!r}: the hunt knows {', '.join(LIBRARIES)}", file=sys.stderr)
-        return 2
+        parser.error(f"nothing to hunt in {args.library!r}: the hunt knows {', '.join(LIBRARIES)}")
     try:
         import diffusers
     except ImportError as exc:
         from repro.models import DIFFUSERS_RANGE
-        print(f"error: cannot import diffusers ({exc}): pip install 'diffusers{DIFFUSERS_RANGE}' "
-              f"(make test and make repro do, in .venv)", file=sys.stderr)
-        return 2
+        parser.error(f"cannot import diffusers ({exc}): pip install 'diffusers{DIFFUSERS_RANGE}' "
+                     f"(make test and make repro do, in .venv)")
     from repro.models import hunt_models
     models = args.model or list(hunt_models.MODELS)
     unknown = [m for m in models if m not in hunt_models.MODELS]
     if unknown:
-        print(f"error: unknown hunt model {unknown[0]!r}: choose {', '.join(hunt_models.MODELS)}", file=sys.stderr)
-        return 2
+        parser.error(f"unknown hunt model {unknown[0]!r}: choose {', '.join(hunt_models.MODELS)}")
     hooks = plan_cells(models)
     if args.hook:
         known = {h for h, _ in hooks}
         if set(args.hook) - known:
-            print(f"error: diffusers {diffusers.__version__} ships no hook configuration "
-                  f"{sorted(set(args.hook) - known)[0]!r}: choose from {', '.join(sorted(known))}", file=sys.stderr)
-            return 2
+            parser.error(f"diffusers {diffusers.__version__} ships no hook configuration "
+                         f"{sorted(set(args.hook) - known)[0]!r}: choose from {', '.join(sorted(known))}")
         hooks = [(h, ms) for h, ms in hooks if h in args.hook]
     created = args.out is None or not args.out.exists()
     out = args.out or new_run_dir()
@@ -259,13 +253,3 @@ def _hunt(args, version: str, models: list[str], hooks: list, out: Path) -> int:
     print(f"{len(findings)} finding(s)" + (f", {len(unchecked)} cell(s) could not be checked" if unchecked else "")
           + f"; {results['seconds']}s; table: {out / 'table.md'}")
     return EXIT_FINDINGS if findings else EXIT_UNCHECKED if unchecked else 0
-
-
-def add_arguments(p) -> None:
-    p.add_argument("library", help=f"the library to hunt in ({', '.join(LIBRARIES)})")
-    p.add_argument("--model", nargs="+", default=None, help="hunt models to try, in order (default: all)")
-    p.add_argument("--hook", nargs="+", default=None, help="only these hook configurations (default: every one)")
-    p.add_argument("--every-model", action="store_true",
-                   help="serve each hook on every model that accepts it (default: the first)")
-    p.add_argument("--out", type=Path, default=None,
-                   help="output folder (default: reports/<run-id>, with reports/latest-hunt pointing at it)")

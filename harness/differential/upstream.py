@@ -115,7 +115,7 @@ def script_source(model: str, hook: str) -> str:
 
 def _requests() -> list[tuple[str, int]]:
     """The requests the check served in the hunt (its seeds, prompts in turn)."""
-    from harness.differential.hunt import HUNT_REQUESTS, HUNT_SEEDS
+    from harness.differential import HUNT_REQUESTS, HUNT_SEEDS
     from harness.run import case_requests
     from repro.models.toy import DEFAULT_PROMPTS
     return [r for seed in HUNT_SEEDS for r in case_requests(DEFAULT_PROMPTS, int(seed), int(HUNT_REQUESTS))]

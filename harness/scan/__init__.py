@@ -47,11 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="processes reading files (default: one per core)")
 
 
-def main(args: argparse.Namespace) -> int:
+def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         result = scan_paths(args.paths, tuple(args.exclude), args.jobs)
     except ScanError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        parser.error(str(exc))
     sys.stdout.write(FORMATS[args.format](result))
     return (FINDINGS if any(not f.suppressed for f in result.findings) else 0) | (SKIPPED if result.skipped else 0)

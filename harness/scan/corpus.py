@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.cli import OneLineParser
+from harness import OneLineParser
 from harness.scan.runner import scan_paths
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "scan_corpus" / "corpus.tsv"

@@ -191,10 +191,13 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
         source = Path(path).read_bytes()
     except OSError as exc:
         return FileResult(path, module, skipped=f"cannot be read: {exc.strerror or exc}")
+    if b"\0" in source:  # Python refuses it before parsing, with no line to point at
+        return FileResult(path, module, skipped="not Python source: it holds null bytes (a binary file?)")
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
-        return FileResult(path, module, skipped=f"does not parse: line {exc.lineno}: {exc.msg}")
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        return FileResult(path, module, skipped=f"does not parse: {where}{exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:  # a null byte (before Python 3.12), deep nesting
         return FileResult(path, module, skipped=f"does not parse: {type(exc).__name__}: {exc}".rstrip(": "))
     imports = _imports(tree, module, path.endswith("__init__.py"))
@@ -317,6 +320,8 @@ def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | N
     files, missing = collect_files(paths, exclude)
     if missing and not files and len(missing) == len(paths):
         raise ScanError("; ".join(f"{p}: {why}" for p, why in missing))
+    if not files and not missing and not exclude:  # an empty folder: nothing was checked, say so
+        raise ScanError(f"no Python file to read in {', '.join(map(str, paths))}")
     workers = workers or os.cpu_count() or 1
     results = _map(_scan_file_first, files, workers)
     # Each further pass lets summaries and fields reach one more module along the imports, and

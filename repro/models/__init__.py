@@ -8,15 +8,10 @@ import importlib.util
 
 import torch
 
+from repro.choices import DIFFUSERS_RANGE, MODELS, REAL_MODELS  # noqa: F401 - the model names, kept light
 from repro.models.base import STATS, Observer, VideoModel
 from repro.spec import load_callable
 
-# diffusers architectures (repro.models.diffusers_video.ARCHITECTURES); diffusers is imported only for these
-REAL_MODELS = ("helios", "wan", "ltx", "allegro", "sana_video", "pixart", "sana")
-MODELS = ("toy", *REAL_MODELS)
-# The diffusers versions the real models are tested with; the same range as the
-# ``diffusers`` extra in pyproject.toml (a test keeps the two equal).
-DIFFUSERS_RANGE = ">=0.37,<0.43"
 
 
 class ModelSpecError(ValueError):
