@@ -9,6 +9,7 @@ frames, compared by SSIM.
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 import torch
@@ -25,6 +26,16 @@ class CallSpecError(ValueError):
 def resolve_call(spec: str, kwargs: dict | None = None):
     """``package.module:fn`` -> the function (with ``kwargs`` bound, if any)."""
     fn = load_callable(spec, CallSpecError, f"--call {spec!r}", f"--call {spec!r}: expected package.module:function")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or an extension type: no signature to check, it is called as is
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind("a prompt", 0, **(kwargs or {}))
+        except TypeError as exc:
+            raise CallSpecError(f"--call {spec}: must be fn(prompt, seed), called with a str and an int; "
+                                f"{getattr(fn, '__name__', spec)}{signature} cannot be ({exc})") from None
     return functools.partial(fn, **kwargs) if kwargs else fn
 
 

@@ -244,7 +244,8 @@ def test_a_reader_that_stops_early_ends_quietly_with_the_verdict(argv, code):
 @pytest.mark.parametrize("returned, shown", [('"hello"', "'hello' (type str)"), ("7", "7 (type int)")])
 def test_a_get_that_returns_what_no_put_gave_is_named_broken(capsys, tmp_path, monkeypatch, returned, shown):
     """Not "another source's value returned": the audit says what get() returned instead."""
-    (tmp_path / "oddcache.py").write_text(
+    module = f"oddcache_{type(eval(returned)).__name__}"  # a module per case: one process imports both
+    (tmp_path / f"{module}.py").write_text(
         "class OddCache:\n"
         "    def __init__(self, max_size=8): self.d = {}\n"
         f"    def get(self, t): return {returned} if self.d else None\n"
@@ -252,7 +253,7 @@ def test_a_get_that_returns_what_no_put_gave_is_named_broken(capsys, tmp_path, m
         "    def clear(self): self.d.clear()\n"
         "    def __len__(self): return len(self.d)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    code, out, err = _audit(capsys, "oddcache:OddCache", "--budget", "0")
+    code, out, err = _audit(capsys, f"{module}:OddCache", "--budget", "0")
     assert code == 1, err
     assert f"get() returned {shown}: it must return None or a value put() was given (Tensor)" in out, out
     assert "another source's value returned" not in out, out

@@ -366,6 +366,10 @@ def raises(prompt, seed):
     raise ValueError("no GPU here")
 
 
+def one_argument(prompt):
+    return [1.0]
+
+
 def exits(prompt, seed):
     raise SystemExit(3)
 
@@ -435,12 +439,15 @@ def test_call_finds_what_a_function_written_outside_the_repo_does(tmp_path, caps
                                       ("raises", "raised ValueError: no GPU here at"),
                                       ("exits", "exited (SystemExit 3)"),
                                       ("hangs", "did not return in 1s"),
-                                      ("missing", "has no callable 'missing'")])
+                                      ("missing", "has no callable 'missing'"),
+                                      ("one_argument", "must be fn(prompt, seed), called with a str and an int; "
+                                                       "one_argument(prompt) cannot be")])
 def test_a_callable_that_cannot_serve_fails_at_once_in_one_line(tmp_path, capsys, outside_functions, fn, says):
     out = tmp_path / "report"
     code = main(["differential", "--call", f"{outside_functions}:{fn}", "--call-timeout", "1", "--out", str(out)])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and says in err, err
+    assert err.startswith("python -m harness differential: error: "), err
     assert not out.exists()
 
 

@@ -589,11 +589,11 @@ def read_prompts(parser, path: Path | None) -> tuple[str, ...] | None:
     return prompts
 
 
-def _give_up(message: str, out: Path, existed: bool) -> int:
+def _give_up(parser, message: str, out: Path, existed: bool) -> int:
     """One line, exit 2, and no output folder left behind that this run made."""
     if not existed and out.is_dir() and not any(out.iterdir()):
         out.rmdir()
-    print(f"error: {message}", file=sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -625,7 +625,7 @@ def check(parser, args) -> int:
     try:
         never_reuse.environment(plan.device)
     except never_reuse.NeverReuseUnavailable as exc:
-        return _give_up(str(exc), out, existed)
+        return _give_up(parser, str(exc), out, existed)
     requests = [[seed, index, prompt, rseed] for seed in plan.seeds
                 for index, (prompt, rseed) in enumerate(case_requests(plan.prompts, seed, plan.requests))]
     timings = {}
@@ -635,7 +635,7 @@ def check(parser, args) -> int:
         try:
             preflight(args.call, requests[0][2], requests[0][3], args.call_timeout)
         except CallSpecError as exc:
-            return _give_up(str(exc), out, existed)
+            return _give_up(parser, str(exc), out, existed)
         timings["pre-flight"] = time.perf_counter() - started
     # a model's tensor objects are not recorded: shifted runs are for a function only
     id_shifts = list(dict.fromkeys(k for k in args.id_shifts if k)) if args.call else []
@@ -681,7 +681,7 @@ def check(parser, args) -> int:
                 timings["localise"] = time.perf_counter() - started
             results["environment"]["seconds"] = round(sum(timings.values()), 2)
     except ChildFailed as exc:
-        return _give_up(str(exc), out, existed)
+        return _give_up(parser, str(exc), out, existed)
     results["environment"]["phases"] = {k: round(v, 2) for k, v in timings.items()}
     started = time.perf_counter()
     write_results(out, results)

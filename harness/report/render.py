@@ -589,7 +589,9 @@ class _Renderer:
         blocks.append(Para(
             f"{len(records)} requests: {len(results.rows())} model x scenario rows x {len(caches)} caches x "
             f"{len(plan['seeds'])} seeds x {plan['requests']} requests, on {env['device']} ({env['device_name']}), "
-            f"torch {env['torch']}, git {env['git_revision']}. Each request is compared with a cache-free run of "
+            f"Python {env.get('python', 'unknown')}, torch {env['torch']}"
+            + (f", diffusers {env['diffusers']}" if env.get("diffusers") else "")
+            + f", git {env['git_revision']}. Each request is compared with a cache-free run of "
             f"the same prompt and seed."))
         blocks += [Heading("Requests per design"),
                    Para("Counted apart: the scenarios up to the level each design declares (what it promises) "
