@@ -3,6 +3,8 @@ real headless browser with no network."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 import shutil
@@ -300,3 +302,27 @@ def test_a_real_models_clips_say_its_weights_are_random(results, rendered, tmp_p
     md = (tmp_path / "report.md").read_text()
     assert md.count(RANDOM_WEIGHTS) >= 2  # beside the clip, and under Models
     assert RANDOM_WEIGHTS not in (rendered / "report.md").read_text()  # the toy's weights are its own
+
+
+@pytest.mark.core_model
+def test_a_clip_identical_to_an_earlier_one_is_said_to_be(tmp_path):
+    """Two scenarios whose requests came out the same give byte-identical clips; the report
+    says so under the second, so a reader does not take it for a copying mistake."""
+    results = synthetic_results()
+    first = results.clips["toy/freed_address_reused/seed0/request1"]
+    results.clips["toy/natural_reuse/seed0/request1"] = dataclasses.replace(first, scenario="natural_reuse")
+    write_report(tmp_path, results)
+    sections = (tmp_path / "report.md").read_text().split("\n### ")[1:]
+    videos = {}
+    for section in sections:
+        gif = re.search(r"videos/[^ )\"]+\.gif", section)
+        if gif:
+            digest = hashlib.sha256((tmp_path / gif.group(0)).read_bytes()).hexdigest()
+            videos.setdefault(digest, []).append(section)
+    twins = [group for group in videos.values() if len(group) > 1]
+    assert len(twins) == 1 and len(twins[0]) == 2, videos.keys()
+    earlier, later = twins[0]
+    label = "Identical, frame for frame, to the clip of toy: freed_address_reused (L1), seed 0, request 1"
+    assert label not in earlier and label in later, later
+    # A clip unlike every other is not labelled.
+    assert all("Identical, frame for frame" not in group[0] for group in videos.values() if len(group) == 1)

@@ -13,6 +13,7 @@ partial report.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import io
 import json
@@ -488,6 +489,7 @@ class _Renderer:
         self.results = results
         self.files: dict[str, bytes] = {}
         self.ffmpeg = ffmpeg_path()
+        self.seen: dict[str, str] = {}  # digest of a clip's frames -> the heading it was first shown under
 
     def pair_clip(self, clip: Clip, video: bool) -> tuple[list, tuple[str, dict]]:
         """Blocks for one before/after clip (reference | before | after; reference | cache
@@ -508,6 +510,9 @@ class _Renderer:
         captions = [[f"frame {t + 1}/{count}" for t in range(count)]] + [
             [f"SSIM {ssim[role][t]:.3f}" for t in range(count)] for role in outputs]
         frames = side_by_side(panels, captions)
+        heading = f"{clip.model}: {clip.scenario} ({clip.level}), seed {clip.seed}, request {clip.request}"
+        digest = hashlib.sha256(b"".join(np.ascontiguousarray(f).tobytes() for f in frames)).hexdigest()
+        same_as = self.seen.setdefault(digest, heading)
         names = "-vs-".join(dict.fromkeys((before, after)))
         stem = _slug(f"{clip.model}-{clip.scenario}-seed{clip.seed}-r{clip.request}-{names}")
         gif, mp4 = f"videos/{stem}.gif", f"videos/{stem}.mp4"
@@ -520,10 +525,12 @@ class _Renderer:
                                 f"(per frame: {' '.join(f'{s:.2f}' for s in ssim[role])})")
         shown = " | ".join(f"{role} {cache} ({verdict})" for role, (cache, verdict, _) in outputs.items())
         blocks = [
-            Heading(f"{clip.model}: {clip.scenario} ({clip.level}), seed {clip.seed}, request {clip.request}", 3),
+            Heading(heading, 3),
             Para(f"The request asked for \"{clip.prompt}\"; the previous one for \"{clip.previous_prompt}\"."
                  + (f" {RANDOM_WEIGHTS}" if clip.model in REAL_MODELS else "")),
             Video(mp4, gif, f"{clip.model} {clip.scenario}: reference | {shown}"),
+            *([Para(f"Identical, frame for frame, to the clip of {same_as}: the same prompts gave the same "
+                    f"frames in both (not a copying mistake).")] if same_as != heading else []),
             Para("SSIM to the reference: " + "; ".join(
                 f"{role} ({cache}, {verdict}) {summary(role)}" for role, (cache, verdict, _) in outputs.items())
                  + "."),
