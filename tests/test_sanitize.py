@@ -20,6 +20,8 @@ from cache_impl import DESIGNS, FingerprintLRUCache
 from harness.sanitize import Address, runtime, sanitizing, validated
 from repro.allocator import AddressArena
 
+from ctrl_c import answers_ctrl_c
+
 pytestmark = pytest.mark.cpu
 
 CASES = Path(__file__).parent / "sanitize_cases"
@@ -348,7 +350,8 @@ def test_ctrl_c_is_one_line_and_130_with_nothing_left_behind(tmp_path):
     started = tmp_path / "started"
     script = f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(120)"
     process = subprocess.Popen([*COMMAND, "--", sys.executable, "-c", script], env=environ, cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=answers_ctrl_c)
     deadline = time.monotonic() + 120
     while not started.exists():  # waits on the command's own sign of life, never a fixed sleep
         assert time.monotonic() < deadline and process.poll() is None, "the command never started"

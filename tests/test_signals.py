@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from test_bad_input import SMALL, _no_temporary_files
+from ctrl_c import answers_ctrl_c
 
 
 @pytest.mark.cpu
@@ -22,7 +23,8 @@ def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
     # every design: five cases, so the signal lands with four (and the report) still to go
     proc = subprocess.Popen([sys.executable, "-m", "harness", "repro", "--model", "toy", *SMALL, "--out", str(out_dir)],
                             stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
+                            preexec_fn=answers_ctrl_c)
     for line in proc.stdout:
         if line.startswith("[  1/"):
             proc.send_signal(signal.SIGINT)
@@ -40,8 +42,6 @@ import signal
 import sys
 import time
 
-# Ctrl-C as a terminal delivers it: a process started in the background inherits SIGINT ignored.
-signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class HoldTorch:
@@ -71,7 +71,8 @@ def test_ctrl_c_during_the_first_import_of_torch_is_one_line_and_exit_130(tmp_pa
     args = [sys.executable, *args]  # a console script run by this interpreter, as its #! line would
     (tmp_path / "sitecustomize.py").write_text(HOLD_THE_TORCH_IMPORT)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+                            preexec_fn=answers_ctrl_c)
     assert proc.stdout.readline() == "importing torch\n"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
