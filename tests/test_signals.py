@@ -38,10 +38,8 @@ def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
 # Put on PYTHONPATH, Python runs this at start-up: the first ``import torch`` says so on
 # stdout and waits there, so the signal lands inside it, whatever the machine's speed.
 HOLD_THE_TORCH_IMPORT = '''
-import signal
 import sys
 import time
-
 
 
 class HoldTorch:
