@@ -27,7 +27,7 @@ ifneq ($(shell cat $(STAMP) 2>/dev/null),$(TORCH_SPEC) $(PY))
 $(STAMP): FORCE
 endif
 
-.PHONY: env test repro report bench selfcheck hunt FORCE
+.PHONY: env test test-all repro report bench selfcheck hunt FORCE
 env: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -47,8 +47,15 @@ endif
 # the suite starts many Python processes (workers, command lines, snippets, pytest in pytest),
 # and without __pycache__ each compiles every module it imports and pytest rewrites every test
 # and plugin module again, run after run (collecting the suite, under load: 4.1 CPU-s without, 2.4 with).
+#
+# make test leaves out the tests marked slow (end to end, 10 s or more each on a 2-core machine);
+# make test-all, which CI runs, includes them. A -m in PYTEST_ARGS replaces the default selection.
+TEST_MARKERS ?= not slow
 test: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(ENV_PY) -m pytest -n auto --dist worksteal $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(ENV_PY) -m pytest -n auto --dist worksteal -m "$(TEST_MARKERS)" $(PYTEST_ARGS)
+
+test-all: $(STAMP)
+	$(MAKE) test TEST_MARKERS=
 
 # The default matrix: the toy in every pipeline scenario and the real Helios
 # transformer (diffusers, tiny) in three, x every design, seeds 0 and 1, on CUDA when

@@ -90,6 +90,7 @@ needs_asan = pytest.mark.skipif(never_reuse.find_library("asan") is None, reason
 
 @needs_asan
 @pytest.mark.diffusion
+@pytest.mark.slow  # about 40 s: a real diffusers model through two differential checks and the upstream scripts
 def test_hunt_cell(diffusers_hooks, hunt_hook, tmp_path):
     if hunt_hook not in hunt_models.hook_names():
         pytest.skip(f"the installed diffusers ships no {hunt_hook}")

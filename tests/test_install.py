@@ -74,6 +74,7 @@ def _run(cmd, **kwargs):
 
 @pytest.mark.cpu
 @pytest.mark.diffusion
+@pytest.mark.slow  # a pip install into a fresh environment
 def test_installs_into_an_environment_with_another_diffusers_and_leaves_it(tmp_path):
     """A user's environment: their torch (this one's, seen through a .pth file, so nothing
     big is downloaded) and their diffusers, another release of the tested range. pip installs
