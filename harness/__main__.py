@@ -206,12 +206,14 @@ def main(argv=None) -> int:
     stdout = sys.stdout
     sys.stdout = ReaderMayLeave(stdout)  # `| head`: the command goes on quietly to its exit code
     try:
-        prog = _program_name()
         parser = build_parser()
-        args = parser.parse_args(argv)  # --help and usage errors end here, before torch is imported
-        with interrupted_is_one_line(prog):  # importing torch takes seconds: Ctrl-C there is one line too
+        args, unknown = parser.parse_known_args(argv)  # --help and usage errors end here, before torch
+        command = parser.commands[args.command]
+        if unknown:  # said by the command's own parser: one prefix, `python -m harness COMMAND: error:`
+            command.error(f"unrecognized arguments: {' '.join(unknown)}")
+        with interrupted_is_one_line(command.prog):  # importing torch takes seconds: Ctrl-C there is one line too
             from harness.cli import run_command
-        return run_command(prog, lambda: _run(parser.commands[args.command], args))
+        return run_command(command.prog, lambda: _run(command, args))
     finally:
         sys.stdout = stdout
 

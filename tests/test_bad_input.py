@@ -93,6 +93,20 @@ def _assert_one_line(code, out, err, message, expected_code=2):
     assert err.count("\n") == 1 and "Traceback" not in err and message in err, err
 
 
+# Each command with the least it needs to parse: an option it does not know is still its own error.
+COMMANDS_PARSED = {"audit": ["hardened"], "scan": ["."], "repro": [], "differential": ["--model", "toy"],
+                   "report": ["x"], "compare": ["--before", "fingerprint", "--after", "hardened"],
+                   "hunt": ["diffusers"], "bench": [], "selfcheck": []}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS_PARSED))
+def test_an_option_no_command_knows_is_said_by_that_command(capsys, no_run_folder, command):
+    from harness.__main__ import main
+    code, out, err = _run(capsys, main, [command, *COMMANDS_PARSED[command], "--nonsense", "x"])
+    _assert_one_line(code, out, err, "unrecognized arguments: --nonsense x")
+    assert err.startswith(f"python -m harness {command}: error: "), err
+
+
 @pytest.fixture
 def no_run_folder(monkeypatch):
     """Fail the test if a command makes a run folder under reports/ (it must refuse first)."""
@@ -344,7 +358,7 @@ def test_repro_interrupted_midway_keeps_the_finished_cases_and_no_report(capsys,
     main = repro_main
     _interrupt_at(monkeypatch, "harness.run.run_case", calls_before=1)
     code, out, err = _run(capsys, main, ["--model", "toy", "--cache", "fingerprint", "weakref", *SMALL])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness repro")
     runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
     assert len(runs) == 1 and sorted(p.name for p in runs[0].iterdir()) == ["results.json"]
     assert "finished cases are in" in err and str(runs[0] / "results.json") in err
@@ -355,7 +369,7 @@ def test_repro_interrupted_before_any_case_leaves_no_folder(capsys, monkeypatch,
     main = repro_main
     _interrupt_at(monkeypatch, "harness.run.load_model")
     code, out, err = _run(capsys, main, ["--model", "toy", *SMALL])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness repro")
     assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
 
 
@@ -364,7 +378,7 @@ def test_compare_interrupted_while_writing_its_report_writes_none(capsys, monkey
     from harness.__main__ import main
     _interrupt_at(monkeypatch, "harness.report.render.render_html")
     code, out, err = _run(capsys, main, ["compare", "--before", "fingerprint", "--after", "weakref", *SMALL])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness compare")
     runs = [p for p in reports.iterdir() if p.name not in ("earlier", "latest")]
     assert len(runs) == 1 and sorted(p.name for p in runs[0].iterdir()) == ["results.json"]
     assert _no_temporary_files(reports) and not (reports / "latest-compare").exists()
@@ -374,7 +388,7 @@ def test_audit_interrupted_is_one_line(capsys, monkeypatch):
     from harness.__main__ import main
     _interrupt_at(monkeypatch, "harness.audit.runner.find_failure")
     code, out, err = _run(capsys, main, ["audit", "weakref"])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness audit")
 
 
 @pytest.mark.parametrize("given_out", [False, True], ids=["reports", "out"])
@@ -386,7 +400,7 @@ def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports,
     out_dir = tmp_path / "differential-run"
     code, out, err = _run(capsys, main, ["differential", "--model", "toy",
                                          *(["--out", str(out_dir)] if given_out else [])])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness differential")
     assert not out_dir.exists() and sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
 
 
@@ -397,7 +411,7 @@ def test_differential_interrupted_while_serving_stops_its_processes(capsys, monk
     _interrupt_at(monkeypatch, "harness.differential.check.serve_runs")
     before = _child_processes()
     code, out, err = _run(capsys, main, ["differential", "--model", "toy", "--out", str(tmp_path / "run")])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness differential")
     assert _child_processes() == before  # the warm processes, started by then, are stopped
     assert not (tmp_path / "run").exists()
 
@@ -412,7 +426,7 @@ def test_hunt_interrupted_inside_its_nested_differential_stops_the_hunt(capsys, 
     monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
     _interrupt_at(monkeypatch, "harness.differential.check.warm_processes")
     code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "TextKVCacheConfig"])
-    _assert_interrupted(code, err, "python -m harness")
+    _assert_interrupted(code, err, "python -m harness hunt")
     assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]
 
 

@@ -31,7 +31,7 @@ def test_a_real_ctrl_c_is_one_line_and_exit_130(tmp_path):
             break
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err[-2000:]
-    assert err.count("\n") == 1 and err.startswith("python -m harness: interrupted") and "Traceback" not in err, err
+    assert err.count("\n") == 1 and err.startswith("python -m harness repro: interrupted") and "Traceback" not in err, err
     assert not (out_dir / "report.md").exists() and _no_temporary_files(out_dir)
 
 
@@ -75,5 +75,6 @@ def test_ctrl_c_during_the_first_import_of_torch_is_one_line_and_exit_130(tmp_pa
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err[-2000:]
-    assert err == f"{prog}: interrupted\n", err[-2000:]
+    assert err == f"{prog} audit: interrupted\n", err[-2000:]
     assert not (tmp_path / "reports").exists()  # nothing written
+
