@@ -57,28 +57,42 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(MAKE) test TEST_MARKERS=
 
+# Ctrl-C: a tool prints its one line and exits 130 (harness/interrupt.py); make would add its own
+# "*** [target] Error 130" line and exit 2. So on 130 the recipe passes the interrupt on to make,
+# which then stops without a word and exits 130, as after any Ctrl-C. The recipe's shell traps
+# SIGINT (its child still gets the default), so that a Ctrl-C ends the tool, not the shell around it;
+# and it ends only once make is in its SIGINT handler (make's /proc status no longer lists SIGINT as
+# caught): a recipe reaped before that would count as a success. Where make ignores SIGINT (started
+# from a background job) or /proc cannot tell, the exit stays 130 with make's line.
+# Usage: $(call interruptible,COMMAND) as the recipe; make still shows COMMAND before running it.
+interruptible = @$(info $(1))trap : INT; $(1) || { code=$$?; [ $$code -eq 130 ] && $(make_interrupted) && exit 0; \
+	exit $$code; }
+make_interrupted = [ -r /proc/$$PPID/status ] && ! $(call make_sigint,Ign) && kill -INT $$PPID && \
+	for _ in $$(seq 100); do $(call make_sigint,Cgt) || break; sleep 0.1; done && ! $(call make_sigint,Cgt)
+make_sigint = grep -q '^Sig$(1):.*[2367abef]$$' /proc/$$PPID/status
+
 # The default matrix: the toy in every pipeline scenario and the real Helios
 # transformer (diffusers, tiny) in three, x every design, seeds 0 and 1, on CUDA when
 # available, else CPU. REPRO_ARGS adds options, e.g. REPRO_ARGS='--model helios wan'.
 REPRO_ARGS ?=
 repro: $(STAMP)
-	$(ENV_PY) -m harness repro $(REPRO_ARGS)
+	$(call interruptible,$(ENV_PY) -m harness repro $(REPRO_ARGS))
 
 # Re-render reports/latest (or REPORT_DIR) from its results.json, without re-running.
 REPORT_DIR ?= reports/latest
 report: $(STAMP)
-	$(ENV_PY) -m harness report $(REPORT_DIR)
+	$(call interruptible,$(ENV_PY) -m harness report $(REPORT_DIR))
 
 # Costs per design, side by side in one run: reports/bench/bench.json and bench.md.
 bench: $(STAMP)
-	$(ENV_PY) -m harness bench
+	$(call interruptible,$(ENV_PY) -m harness bench)
 
 # How we know the harness catches bugs: mutation kill rate, concurrency, memory.
 selfcheck: $(STAMP)
-	$(ENV_PY) -m harness selfcheck
+	$(call interruptible,$(ENV_PY) -m harness selfcheck)
 
 # Every hook configuration the installed diffusers ships, on tiny transformers, through the
 # differential check with and without the documented reset: the table, and a folder per finding.
 HUNT_ARGS ?=
 hunt: $(STAMP)
-	$(ENV_PY) -m harness hunt diffusers $(HUNT_ARGS)
+	$(call interruptible,$(ENV_PY) -m harness hunt diffusers $(HUNT_ARGS))

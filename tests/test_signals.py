@@ -78,3 +78,38 @@ def test_ctrl_c_during_the_first_import_of_torch_is_one_line_and_exit_130(tmp_pa
     assert err == f"{prog} audit: interrupted\n", err[-2000:]
     assert not (tmp_path / "reports").exists()  # nothing written
 
+
+def _children(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in found]
+
+
+@pytest.mark.cpu
+@pytest.mark.diffusion
+@pytest.mark.parametrize("to", ["the terminal's process group", "the tool alone"])
+def test_ctrl_c_under_make_repro_is_the_tools_one_line_and_make_ends_interrupted(tmp_path, to):
+    """``make repro`` and Ctrl-C: the tool's one line, no ``make: ***`` line, and make itself
+    ends as interrupted (killed by SIGINT: 130 in the shell), not with its exit 2. The
+    environment is the one this test runs in (``-o``: make installs nothing)."""
+    root = Path(__file__).resolve().parent.parent
+    out_dir = tmp_path / "run"
+    stamp = subprocess.run(["make", "-s", "-n", "-p", "repro"], cwd=root, capture_output=True, text=True).stdout
+    stamp = next(line.split(":=", 1)[1].strip() for line in stamp.splitlines() if line.startswith("STAMP :="))
+    proc = subprocess.Popen(["make", "-o", stamp, "repro", f"ENV_PY={sys.executable}",
+                             f"REPRO_ARGS=--model toy {' '.join(SMALL)} --out {out_dir}"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=answers_ctrl_c)
+    for line in proc.stdout:
+        if line.startswith("[  1/"):
+            if to == "the tool alone":  # make -> the recipe's shell -> the tool
+                (shell,) = _children(proc.pid)
+                (tool,) = _children(shell)
+                os.kill(tool, signal.SIGINT)
+            else:
+                os.killpg(proc.pid, signal.SIGINT)
+            break
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGINT, (proc.returncode, err[-2000:])
+    assert err.count("\n") == 1 and err.startswith("python -m harness repro: interrupted"), err
+    assert "make: ***" not in out + err
+    assert not (out_dir / "report.md").exists() and _no_temporary_files(out_dir)
