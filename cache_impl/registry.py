@@ -52,6 +52,13 @@ class CallTimedOut(BaseException):
     cache's own ``except Exception`` must not swallow it)."""
 
 
+class CtrlC(KeyboardInterrupt):
+    """The user's Ctrl-C, as a command line's SIGINT handler raises it. It passes through every
+    guard around user code (re-raised like CallTimedOut), where a KeyboardInterrupt that the
+    user's cache raises by itself is that cache's failure: a Ctrl-C must end the run, never
+    become a verdict on the cache."""
+
+
 def _on_alarm(signum, frame):
     raise CallTimedOut()
 
@@ -135,7 +142,7 @@ def _resolve(spec: str) -> Callable[..., object]:
         raise CacheSpecError(f"relative module {module_name!r} in cache spec {spec!r}: give the full module path")
     try:
         module = importlib.import_module(module_name)
-    except CallTimedOut:
+    except (CallTimedOut, CtrlC):
         raise
     except BaseException as exc:  # noqa: BLE001 - user code: SyntaxError, RuntimeError, SystemExit alike
         raise CacheSpecError(f"cannot import module {module_name!r} for cache spec {spec!r}: {_one_line(exc)}") from None
@@ -143,7 +150,7 @@ def _resolve(spec: str) -> Callable[..., object]:
     for part in attr.split("."):
         try:
             factory = getattr(factory, part)
-        except CallTimedOut:
+        except (CallTimedOut, CtrlC):
             raise
         except BaseException as exc:  # noqa: BLE001 - a module __getattr__ may raise anything
             if isinstance(exc, AttributeError):
@@ -153,7 +160,7 @@ def _resolve(spec: str) -> Callable[..., object]:
         raise CacheSpecError(f"{spec!r} is not callable: need a cache class or factory")
     try:
         probe = factory(max_size=2)
-    except CallTimedOut:
+    except (CallTimedOut, CtrlC):
         raise
     except BaseException as exc:  # noqa: BLE001 - any failure here means "not a usable cache"
         raise CacheSpecError(f"{spec!r}(max_size=2) failed: {_one_line(exc)}") from None

@@ -213,7 +213,7 @@ def main(argv=None) -> int:
             command.error(f"unrecognized arguments: {' '.join(unknown)}")
         with interrupted_is_one_line(command.prog):  # importing torch takes seconds: Ctrl-C there is one line too
             from harness.cli import run_command
-        return run_command(command.prog, lambda: _run(command, args))
+        return run_command(command.prog, lambda: _run(command, args), program=argv is None)
     finally:
         sys.stdout = stdout
 

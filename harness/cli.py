@@ -15,6 +15,7 @@ from pathlib import Path
 import torch
 
 from cache_impl import CacheSpecError, resolve
+from cache_impl.registry import CtrlC
 from harness.interrupt import EXIT_INTERRUPTED
 from harness.options import EXIT_FAILED, EXIT_USAGE
 from harness.report.results import Results, natural_reuse_rate, point_latest
@@ -25,24 +26,29 @@ from repro.models.toy import preset
 _ANSWERING_CTRL_C = False  # a run_command in this process is handling SIGINT
 
 
-def run_command(prog: str, command) -> int:
+def run_command(prog: str, command, program: bool = False) -> int:
     """Run ``command()`` and return its exit code; Ctrl-C anywhere in it ends in one
     line and EXIT_INTERRUPTED. Files are written atomically and pointers moved only
     once a report is whole (``harness.report.results``), so an interrupt leaves the last whole
     state: run folders this process made and left empty are removed, one that holds
-    finished cases keeps them in results.json, and no ``latest`` pointer moves."""
+    finished cases keeps them in results.json, and no ``latest`` pointer moves.
+    ``program``: this process ends when it returns, so a Ctrl-C after the answer is
+    ignored rather than given back to Python's default handler (a traceback at exit)."""
     global _ANSWERING_CTRL_C
     # Signals reach the main thread only; and in a command run inside another (the hunt
     # runs differential) the outermost one answers Ctrl-C, so it ends the whole command.
     if threading.current_thread() is not threading.main_thread() or _ANSWERING_CTRL_C:
         return command()
     _ANSWERING_CTRL_C = True
-    handled = threading.Event()
+    # Set once the answer is decided (returned or interrupted). A list item, not an Event: the
+    # store is one bytecode, so no signal handler runs between the command's return and it
+    # (Event.set() is a Python call, and a Ctrl-C landing there was a traceback).
+    answered = [False]
     resends: list[threading.Timer] = []
 
     def interrupt(signum, frame):
-        if not handled.is_set():  # a resend that arrives after the line was printed is dropped
-            raise KeyboardInterrupt
+        if not answered[0]:  # a Ctrl-C after the answer, or a resend after the line, is dropped
+            raise CtrlC
 
     def dropped(unraisable):
         # A KeyboardInterrupt raised inside a callback that Python runs from C (a weakref
@@ -57,9 +63,11 @@ def run_command(prog: str, command) -> int:
     previous_handler = signal.signal(signal.SIGINT, interrupt)
     previous_hook, sys.unraisablehook = sys.unraisablehook, dropped
     try:
-        return command()
+        code = command()
+        answered[0] = True
+        return code
     except KeyboardInterrupt:
-        handled.set()
+        answered[0] = True
         unreported = []
         for folder in _NEW_FOLDERS:
             _discard_if_empty(folder)
@@ -69,13 +77,13 @@ def run_command(prog: str, command) -> int:
                                         if unreported else ""), file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        answered[0] = True  # an exception other than Ctrl-C ends the command too
         _ANSWERING_CTRL_C = False
-        handled.set()
         for timer in resends:  # every resend sent (to `interrupt`, which now ignores it) or cancelled
             timer.cancel()
             timer.join()
         sys.unraisablehook = previous_hook
-        signal.signal(signal.SIGINT, previous_handler)
+        signal.signal(signal.SIGINT, signal.SIG_IGN if program else previous_handler)
 
 
 _NEW_FOLDERS: list[Path] = []  # run folders this process made, for run_command to tidy after an interrupt

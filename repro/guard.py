@@ -13,7 +13,7 @@ import weakref
 
 import torch
 
-from cache_impl.registry import CallTimedOut, time_limit
+from cache_impl.registry import CallTimedOut, CtrlC, time_limit
 
 from repro.choices import DEFAULT_TIMEOUT, GRAD_MODES as _GRAD_MODE_NAMES
 
@@ -44,6 +44,8 @@ def call(what: str, fn, *args, timeout: float | None = DEFAULT_TIMEOUT, grad_mod
                 return fn(*args)
     except CallTimedOut:
         raise CacheCallFailed(f"{what} did not return within {timeout:g} s", hung=True) from None
+    except CtrlC:  # the user's, not the cache's: it ends the run
+        raise
     except SystemExit as exc:
         raise CacheCallFailed(f"{what} called sys.exit({exc.code!r})") from None
     except BaseException as exc:  # noqa: BLE001 - the cache's failure, whatever it is

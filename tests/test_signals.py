@@ -113,3 +113,54 @@ def test_ctrl_c_under_make_repro_is_the_tools_one_line_and_make_ends_interrupted
     assert err.count("\n") == 1 and err.startswith("python -m harness repro: interrupted"), err
     assert "make: ***" not in out + err
     assert not (out_dir / "report.md").exists() and _no_temporary_files(out_dir)
+
+
+# A cache whose tenth get() sends the process a SIGINT: the user's Ctrl-C, landing inside a
+# call into the cache under audit, exactly where a probe or the catalogue is running.
+CTRL_C_INSIDE_GET = '''
+import os, signal
+from cache_impl.weakref_lru import SourceTensorLRUCache
+
+class Cache(SourceTensorLRUCache):
+    calls = 0
+    def get(self, source):
+        Cache.calls += 1
+        if Cache.calls == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().get(source)
+'''
+
+
+@pytest.mark.cpu
+@pytest.mark.core_model
+def test_ctrl_c_inside_a_call_into_the_audited_cache_ends_the_audit_and_is_no_verdict(tmp_path):
+    """Not "get() raised KeyboardInterrupt": the guard that turns whatever a cache raises into
+    that cache's failure lets the user's Ctrl-C through (a KeyboardInterrupt the cache raises
+    by itself stays its failure: tests/test_audit_cli.py)."""
+    (tmp_path / "interrupted_cache.py").write_text(CTRL_C_INSIDE_GET)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    proc = subprocess.run([sys.executable, "-m", "harness", "audit", "interrupted_cache:Cache", "--budget", "0"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+                          preexec_fn=answers_ctrl_c)
+    assert proc.returncode == 130, (proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:])
+    assert proc.stderr == "python -m harness audit: interrupted\n", proc.stderr[-2000:]
+    assert "FAIL" not in proc.stdout and "raised KeyboardInterrupt" not in proc.stdout, proc.stdout[-1500:]
+
+
+@pytest.mark.cpu
+@pytest.mark.core_model
+def test_a_ctrl_c_after_the_command_answered_is_dropped():
+    """Once the command has its answer, a Ctrl-C changes nothing: inside the command line's own
+    handler it is dropped, and a process that ends with the command ignores SIGINT on the way
+    out (Python's default handler there was a traceback, or a silent death by SIGINT)."""
+    from harness.cli import run_command
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        def command():
+            return 7
+        assert run_command("prog", command, program=True) == 7
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGINT)  # ignored: nothing is raised here
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert run_command("prog", command) == 7 and signal.getsignal(signal.SIGINT) is before
