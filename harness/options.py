@@ -57,6 +57,13 @@ def seed_argument(text: str) -> int:
     return value
 
 
+def folder_argument(text: str) -> Path:
+    """A path to write into; an empty one (``--out ''``) would be the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: name the folder to write into")
+    return Path(text)
+
+
 def count_argument(limit: int):
     """An integer from 1 to ``limit``."""
     def parse(text: str) -> int:
@@ -92,6 +99,6 @@ def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
     p.add_argument("--threads", type=count_argument(MAX_THREADS), default=1,
                    help="torch intra-op threads on the CPU (default 1: the tiny models' ops are too small to "
                         "gain from more, and on a shared machine spinning threads made runs 2-5x slower)")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=folder_argument, default=None,
                    help="output folder (default: a new reports/<run-id>, with reports/latest pointing at it "
                         "once its report is written)")

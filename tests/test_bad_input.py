@@ -29,6 +29,7 @@ REPRO = [
     (["--steps", BIG], f"must be between 1 and 1000, got {BIG}"),
     (["--threads", "0"], "must be between 1 and 1024, got 0"),
     (["--threads", BIG], f"must be between 1 and 1024, got {BIG}"),
+    (["--out", ""], "an empty path: name the folder to write into"),
     (["--seed", "x"], "not an integer: 'x'"),
     (["--seed", "-1"], "must be between 0 and 2**32 - 1, got -1"),
     (["--seed", str(2 ** 63)], f"must be between 0 and 2**32 - 1, got {2 ** 63}"),

@@ -40,9 +40,10 @@ def run_check(tmp_path, capsys, *args):
 @pytest.mark.parametrize("args", [["--model", "nope"], ["--model", "nowhere.at.all:factory"],
                                   ["--model", "toy", "--cache", "nope"], ["--model", "toy", "--requests", "0"],
                                   ["--model", "toy", "--seed", "-1"], ["--cache", "weakref"],
-                                  ["--model", "toy", "--id-shifts", "1", "99"]],
+                                  ["--call", "os:getcwd", "--id-shifts", "1", "99"],
+                                  ["--model", "toy", "--id-shifts", "1"]],
                          ids=["unknown-model", "unimportable-factory", "unknown-cache", "no-requests",
-                              "negative-seed", "no-model", "id-shift-too-far"])
+                              "negative-seed", "no-model", "id-shift-too-far", "id-shifts-for-a-model"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args):
     out = tmp_path / "report"
     with pytest.raises(SystemExit) as exit_:

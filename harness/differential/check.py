@@ -611,9 +611,12 @@ def main(parser, args) -> int:
 def check(parser, args) -> int:
     if args.call and (args.cache or args.steps or args.dtype):
         parser.error("--cache, --steps and --dtype apply to --model only")
+    if args.id_shifts is not None and not args.call:
+        parser.error("--id-shifts applies to --call only (a model's tensor objects are not recorded)")
+    id_shifts = list(ID_SHIFTS) if args.id_shifts is None else args.id_shifts
     if not args.call_timeout > 0:
         parser.error("--call-timeout must be a positive number of seconds")
-    if any(abs(k) > MAX_ID_SHIFT for k in args.id_shifts):
+    if any(abs(k) > MAX_ID_SHIFT for k in id_shifts):
         parser.error(f"--id-shifts: each shift must be between -{MAX_ID_SHIFT} and {MAX_ID_SHIFT}")
     prompts = read_prompts(parser, args.prompts)
     existed = args.out is not None and args.out.exists()
@@ -638,7 +641,7 @@ def check(parser, args) -> int:
             return _give_up(parser, str(exc), out, existed)
         timings["pre-flight"] = time.perf_counter() - started
     # a model's tensor objects are not recorded: shifted runs are for a function only
-    id_shifts = list(dict.fromkeys(k for k in args.id_shifts if k)) if args.call else []
+    id_shifts = list(dict.fromkeys(k for k in id_shifts if k)) if args.call else []
     job = {"model": args.model, "call": args.call, "cache": args.cache, "device": str(plan.device),
            "steps": plan.steps, "dtype": args.dtype, "requests": requests,
            "id_shifts": id_shifts}

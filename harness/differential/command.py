@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness import OneLineParser, how_to_run
 from harness.differential import (DEFAULT_CALL_TIMEOUT, DEFAULT_REQUESTS, DEFAULT_SEEDS, ID_SHIFTS, LIBRARIES)
-from harness.options import MAX_REQUESTS, MAX_STEPS, count_argument, seed_argument
+from harness.options import MAX_REQUESTS, MAX_STEPS, count_argument, folder_argument, seed_argument
 from repro.choices import MODEL_DTYPES, MODELS
 
 
@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("--cache", metavar="SPEC", default=None,
                    help="with --model: attach this cache design first, to demonstrate (default: the model as it "
                         "is, with whatever caches it has built in)")
-    p.add_argument("--id-shifts", nargs="*", type=int, default=list(ID_SHIFTS), metavar="K",
+    p.add_argument("--id-shifts", nargs="*", type=int, default=None, metavar="K",
                    help="with --call: serve the normal run again with its freed object slots shifted by each K, "
                         "so that an id()-keyed cache is exercised (default: "
                         f"{' '.join(f'{k:+d}' for k in ID_SHIFTS)}; none given: no such run)")
@@ -37,7 +37,7 @@ def add_arguments(p) -> None:
     p.add_argument("--dtype", choices=MODEL_DTYPES, default=None, help="model dtype (default: the model's)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: CUDA when available, else CPU")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=folder_argument, default=None,
                    help="output folder (default: reports/<run-id>, with reports/latest-differential pointing at it)")
     p.set_defaults(preset="tiny", threads=1, scenario=None)
 
@@ -48,7 +48,7 @@ def add_hunt_arguments(p) -> None:
     p.add_argument("--hook", nargs="+", default=None, help="only these hook configurations (default: every one)")
     p.add_argument("--every-model", action="store_true",
                    help="serve each hook on every model that accepts it (default: the first)")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=folder_argument, default=None,
                    help="output folder (default: reports/<run-id>, with reports/latest-hunt pointing at it)")
 
 
