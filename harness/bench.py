@@ -332,7 +332,6 @@ def _table(title: str, rows: dict, columns: list, fmt=lambda v: f"{v:,.0f}") -> 
 
 
 def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
-    out_dir.mkdir(parents=True, exist_ok=True)
     designs = list(DESIGNS)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     result = {"environment": describe(device)}
@@ -409,6 +408,7 @@ def run_bench(out_dir: Path = REPORTS / "bench", progress=print) -> dict:
     md += [f"  (repro pipeline: `make repro`'s matrix, one seed, in this process; test-suite slice: "
            f"pytest {' '.join(SUITE_SLICE)} in a fresh process, with --address-sanitize or not)", ""]
     text = "\n".join(md)
+    out_dir.mkdir(parents=True, exist_ok=True)  # only now: a bench interrupted before leaves no empty folder
     write_json(out_dir / "bench.json", result)
     write_atomic(out_dir / "bench.md", text + "\n")
     print(text)

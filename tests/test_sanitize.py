@@ -322,6 +322,11 @@ def test_exit_codes_and_one_line_errors(tmp_path):
     assert bad_output.returncode == 2 and "does not exist" in bad_output.stderr
     folder_output = _sanitize("--output", str(tmp_path), "--", "true")
     assert folder_output.returncode == 2 and "is a folder" in folder_output.stderr
+    if Path("/proc").is_dir():  # a folder no file can be made in: said before the command runs
+        marker = tmp_path / "ran"
+        unwritable = _sanitize("--output", "/proc/x.json", "--", "touch", str(marker))
+        assert unwritable.returncode == 2 and unwritable.stderr.count("\n") == 1, unwritable.stderr
+        assert "--output /proc/x.json: cannot write in /proc" in unwritable.stderr and not marker.exists()
     not_python = _sanitize("--", "true")
     assert not_python.returncode == 3 and "no Python process ran" in not_python.stderr
     failing = _sanitize("--", sys.executable, "-c", "import sys; sys.exit(7)")

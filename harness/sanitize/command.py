@@ -76,6 +76,11 @@ def main(parser: argparse.ArgumentParser, args) -> int:
         parser.error(f"--output {args.output}: folder {args.output.parent} does not exist")
     if args.output is not None and args.output.is_dir():  # said before the command runs, not after
         parser.error(f"--output {args.output} is a folder: give a file path, e.g. {args.output / 'sanitize.json'}")
+    if args.output is not None:  # a report that cannot be written is said before the command runs
+        try:
+            tempfile.TemporaryFile(dir=args.output.parent).close()
+        except OSError as exc:
+            parser.error(f"--output {args.output}: cannot write in {args.output.parent}: {exc.strerror or exc}")
     folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-")
     try:
         try:
@@ -113,7 +118,8 @@ def _write(parser, args, merged: dict) -> None:
         try:
             write_atomic(args.output, content)
         except OSError as exc:
-            parser.exit(EXIT_COMMAND_FAILED, f"{parser.prog}: error: cannot write {args.output}: {exc}\n")
+            parser.exit(EXIT_COMMAND_FAILED, f"{parser.prog}: error: cannot write {args.output}: "
+                                             f"{exc.strerror or exc}\n")
         if args.format != "text":  # the file holds the details; stderr still gets the verdict
             print(summary(merged) if not merged["findings"] else
                   f"{parser.prog}: {sum(f['count'] for f in merged['findings'])} stale address match(es) at "
