@@ -163,10 +163,11 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str
     except ModelSpecError as exc:  # a user's factory that builds no model: one line, as for bad usage
         _discard_if_empty(out)
         fail(f"{prog}: error: {exc}", EXIT_USAGE)
-    except Exception as exc:  # noqa: BLE001 - a user's cache or model may raise anything
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a user's cache or model may raise anything, exit too
         _discard_if_empty(out)
         kept = out / "results.json"
-        fail(f"{prog}: error: the run failed midway: {type(exc).__name__}: {exc}; no report written"
+        what = f"sys.exit({exc.code!r}) was called" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
+        fail(f"{prog}: error: the run failed midway: {what}; no report written"
              + (f" (the finished cases are in {kept})" if kept.is_file() else ""), EXIT_FAILED)
     say("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")
     say(summary_table(results))

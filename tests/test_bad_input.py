@@ -293,6 +293,17 @@ def test_a_crashing_after_cache_in_compare_writes_no_report(capsys, tmp_path, mo
 
 
 @pytest.mark.diffusion
+def test_a_cache_that_calls_sys_exit_is_a_run_failed_midway_not_its_exit_code(capsys, tmp_path, monkeypatch, reports):
+    (tmp_path / "exitmod.py").write_text(CRASHING_CACHE.replace('raise RuntimeError("lookup exploded")',
+                                                                "raise SystemExit(3)"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _run(capsys, repro_main, ["--model", "toy", "--cache", "exitmod:CrashingCache", *SMALL])
+    _assert_one_line(code, out, err, "python -m harness repro: error: the run failed midway: sys.exit(3) was called",
+                     expected_code=4)
+    assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]  # no empty run folder left
+
+
+@pytest.mark.diffusion
 def test_an_unwritable_report_in_a_run_is_exit_4(capsys, tmp_path, reports):
     main = repro_main
     out_dir = tmp_path / "run"
