@@ -59,6 +59,10 @@ class CtrlC(KeyboardInterrupt):
     become a verdict on the cache."""
 
 
+# Raised into user code from outside it (the alarm, the user's Ctrl-C): never the user code's failure.
+NOT_THE_CALLEES = (CallTimedOut, CtrlC)
+
+
 def _on_alarm(signum, frame):
     raise CallTimedOut()
 
@@ -142,7 +146,7 @@ def _resolve(spec: str) -> Callable[..., object]:
         raise CacheSpecError(f"relative module {module_name!r} in cache spec {spec!r}: give the full module path")
     try:
         module = importlib.import_module(module_name)
-    except (CallTimedOut, CtrlC):
+    except NOT_THE_CALLEES:
         raise
     except BaseException as exc:  # noqa: BLE001 - user code: SyntaxError, RuntimeError, SystemExit alike
         raise CacheSpecError(f"cannot import module {module_name!r} for cache spec {spec!r}: {_one_line(exc)}") from None
@@ -150,7 +154,7 @@ def _resolve(spec: str) -> Callable[..., object]:
     for part in attr.split("."):
         try:
             factory = getattr(factory, part)
-        except (CallTimedOut, CtrlC):
+        except NOT_THE_CALLEES:
             raise
         except BaseException as exc:  # noqa: BLE001 - a module __getattr__ may raise anything
             if isinstance(exc, AttributeError):
@@ -160,7 +164,7 @@ def _resolve(spec: str) -> Callable[..., object]:
         raise CacheSpecError(f"{spec!r} is not callable: need a cache class or factory")
     try:
         probe = factory(max_size=2)
-    except (CallTimedOut, CtrlC):
+    except NOT_THE_CALLEES:
         raise
     except BaseException as exc:  # noqa: BLE001 - any failure here means "not a usable cache"
         raise CacheSpecError(f"{spec!r}(max_size=2) failed: {_one_line(exc)}") from None

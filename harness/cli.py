@@ -16,6 +16,7 @@ import torch
 
 from cache_impl import CacheSpecError, resolve
 from cache_impl.registry import CtrlC
+from harness.files import check_writable
 from harness.interrupt import EXIT_INTERRUPTED
 from harness.options import EXIT_FAILED, EXIT_USAGE
 from harness.report.results import Results, natural_reuse_rate, point_latest
@@ -126,9 +127,7 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
             out.mkdir(parents=True, exist_ok=True)
             if created:
                 _NEW_FOLDERS.append(out)
-            probe = out / ".write-test"
-            probe.write_text("")
-            probe.unlink()
+            check_writable(out)
         except OSError as exc:
             if created and out.is_dir() and not any(out.iterdir()):
                 out.rmdir()

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["check_writable", "write_atomic"]
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
@@ -23,3 +23,9 @@ def write_atomic(path: Path, data: bytes | str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_writable(folder: Path) -> None:
+    """Raise OSError unless a file can be made in ``folder``: asked before a run, so that a
+    place the results cannot go is said first, not after the work."""
+    tempfile.TemporaryFile(dir=folder).close()

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from harness.files import check_writable
 from harness.sanitize import runtime
 from harness.sanitize.report import (EXIT_CLEAN, EXIT_COMMAND_FAILED, EXIT_INCONCLUSIVE, EXIT_STALE, EXIT_USAGE,
                                      FORMATS, VERDICTS, merge, read_folder, summary, write_atomic)
@@ -78,7 +79,7 @@ def main(parser: argparse.ArgumentParser, args) -> int:
         parser.error(f"--output {args.output} is a folder: give a file path, e.g. {args.output / 'sanitize.json'}")
     if args.output is not None:  # a report that cannot be written is said before the command runs
         try:
-            tempfile.TemporaryFile(dir=args.output.parent).close()
+            check_writable(args.output.parent)
         except OSError as exc:
             parser.error(f"--output {args.output}: cannot write in {args.output.parent}: {exc.strerror or exc}")
     folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-")
