@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import _signal
 import signal
 import threading
@@ -61,6 +62,39 @@ class CtrlC(KeyboardInterrupt):
 
 # Raised into user code from outside it (the alarm, the user's Ctrl-C): never the user code's failure.
 NOT_THE_CALLEES = (CallTimedOut, CtrlC)
+
+
+class ExitCalled(SystemExit):
+    """``os._exit(code)`` called by user code while a command runs (see :class:`exits_raise`).
+    A SystemExit, so every guard that turns ``sys.exit`` into a one-line failure does so here too."""
+
+
+def exit_call(exc: SystemExit) -> str:
+    """How the user code left: ``os._exit(0)`` or ``sys.exit(3)``, for a one-line message."""
+    return f"{'os._exit' if isinstance(exc, ExitCalled) else 'sys.exit'}({exc.code!r})"
+
+
+class exits_raise:
+    """``with exits_raise():`` makes ``os._exit`` in this process raise :class:`ExitCalled`.
+    A cache or a callable that calls it would otherwise end the command at once, with its own
+    exit code (0 reads as a pass) and no line. A child forked meanwhile (a worker pool) exits for
+    real: the raise is for the process that entered the block only."""
+
+    __slots__ = ("real", "pid")
+
+    def __enter__(self) -> None:
+        self.real, self.pid = os._exit, os.getpid()
+
+        def _exit(code):
+            if os.getpid() != self.pid:
+                self.real(code)
+            raise ExitCalled(code)
+
+        os._exit = _exit
+
+    def __exit__(self, *exc) -> bool:
+        os._exit = self.real
+        return False
 
 
 def _on_alarm(signum, frame):
@@ -176,7 +210,7 @@ def _resolve(spec: str) -> Callable[..., object]:
 
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, SystemExit):
-        return f"called sys.exit({exc.code!r})"
+        return f"called {exit_call(exc)}"
     text = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

@@ -15,12 +15,13 @@ from pathlib import Path
 import torch
 
 from cache_impl import CacheSpecError, resolve
-from cache_impl.registry import CtrlC
+from cache_impl.registry import CtrlC, exit_call, exits_raise
 from harness.files import check_writable
 from harness.interrupt import EXIT_INTERRUPTED
 from harness.options import EXIT_FAILED, EXIT_USAGE
 from harness.report.results import Results, natural_reuse_rate, point_latest
 from harness.run import RunPlan, new_run_dir, run_matrix, summary_table
+from repro.guard import CacheCallFailed
 from repro.models import ModelSpecError, check_model_spec
 from repro.models.toy import preset
 
@@ -64,7 +65,8 @@ def run_command(prog: str, command, program: bool = False) -> int:
     previous_handler = signal.signal(signal.SIGINT, interrupt)
     previous_hook, sys.unraisablehook = sys.unraisablehook, dropped
     try:
-        code = command()
+        with exits_raise():  # a user's os._exit is a failure said in one line, not the command's exit code
+            code = command()
         answered[0] = True
         return code
     except KeyboardInterrupt:
@@ -110,7 +112,7 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
                           ("cpu" if args.device == "auto" else args.device))
     try:
         for spec in caches:
-            resolve(spec)
+            resolve(spec, timeout=args.call_timeout)
         preset(args.preset, **({"steps": args.steps} if args.steps else {}))
         for spec in models:
             check_model_spec(spec)
@@ -140,7 +142,8 @@ def prepare_run(parser: argparse.ArgumentParser, args, caches: list[str], models
         _NEW_FOLDERS.append(out)
     torch.set_num_threads(args.threads)
     plan = RunPlan(caches=caches, models=models, seeds=args.seed, requests=args.requests, device=device,
-                   steps=args.steps, preset=args.preset, dtype=getattr(torch, args.dtype) if args.dtype else None)
+                   steps=args.steps, preset=args.preset, dtype=getattr(torch, args.dtype) if args.dtype else None,
+                   call_timeout=args.call_timeout)
     return plan, out, args.out is None
 
 
@@ -165,7 +168,8 @@ def execute(plan: RunPlan, out: Path, update_latest: bool, title: str, prog: str
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a user's cache or model may raise anything, exit too
         _discard_if_empty(out)
         kept = out / "results.json"
-        what = f"sys.exit({exc.code!r}) was called" if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}"
+        what = (f"{exit_call(exc)} was called" if isinstance(exc, SystemExit) else
+                str(exc) if isinstance(exc, CacheCallFailed) else f"{type(exc).__name__}: {exc}")
         fail(f"{prog}: error: the run failed midway: {what}; no report written"
              + (f" (the finished cases are in {kept})" if kept.is_file() else ""), EXIT_FAILED)
     say("\ncontaminated requests / total, inconclusive requests (no address reuse), min SSIM to reference:")

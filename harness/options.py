@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cache_impl.levels import Level
 from harness.interrupt import EXIT_INTERRUPTED  # noqa: F401 - one of the exit codes, answered during imports
-from repro.choices import MODEL_DTYPES, MODELS, PRESETS, SCENARIOS
+from repro.choices import DEFAULT_TIMEOUT, MODEL_DTYPES, MODELS, PRESETS, SCENARIOS
 
 # Limits checked before any work: a run past them would not finish in a day on any box.
 MAX_REQUESTS = 1000
@@ -102,3 +102,6 @@ def add_run_options(p: argparse.ArgumentParser, scenarios_help: str) -> None:
     p.add_argument("--out", type=folder_argument, default=None,
                    help="output folder (default: a new reports/<run-id>, with reports/latest pointing at it "
                         "once its report is written)")
+    p.add_argument("--call-timeout", type=seconds_argument, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"longest a single call into a cache given as package.module:attr may take; one that "
+                        f"takes longer ends the run (exit 4) (default {DEFAULT_TIMEOUT:g}; 0: no limit)")

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import torch
 
-from cache_impl import declared_level, resolve
+from cache_impl import DESIGNS, declared_level, resolve
 from harness.environment import REPORTS, ROOT, describe
 from harness.report.metrics import compare_outputs
 from harness.report.results import (CLEAN, CONTAMINATED, INCONCLUSIVE, CacheInfo, Clip, ClipDesign, Record, Results,
                              encode_clip, save, tally)
 from harness.sanitize import runtime as sanitizer
+from repro.guard import DEFAULT_TIMEOUT, timed
 from repro.models import VideoModel, load_model
 from repro.models.toy import DEFAULT_PROMPTS
 from repro.serving import STRATEGIES, address_events, cuda_memory_history, serve
@@ -35,6 +36,7 @@ class RunPlan:
     preset: str = "tiny"  # the toy's size
     dtype: torch.dtype | None = None  # None: each model's default
     prompts: tuple[str, ...] = DEFAULT_PROMPTS
+    call_timeout: float | None = DEFAULT_TIMEOUT  # longest call into a user's cache (None or 0: no limit)
 
     @property
     def scenarios(self) -> list[str]:
@@ -112,6 +114,8 @@ def run_matrix(plan: RunPlan, out_dir: Path, progress=print, title: str = "Addre
     keeps the cases it finished). Returns the results."""
     out_dir.mkdir(parents=True, exist_ok=True)
     factories = {name: resolve(name) for name in plan.caches}
+    # A user's cache may hang: its calls get a time limit. The designs here are known not to.
+    served = {name: f if name in DESIGNS else timed(f, plan.call_timeout, name) for name, f in factories.items()}
     results = Results(
         title=title, kind=kind, environment=describe(plan.device),
         plan={"caches": plan.caches, "models": plan.models, "scenarios": plan.scenarios, "seeds": plan.seeds,
@@ -137,7 +141,7 @@ def run_matrix(plan: RunPlan, out_dir: Path, progress=print, title: str = "Addre
                 showcase: dict = {}  # request index -> {design: (frames, verdict)}
                 for cache in plan.caches:
                     t0 = time.perf_counter()
-                    records = run_case(model, factories[cache], scenario, cache, seed, requests, reference,
+                    records = run_case(model, served[cache], scenario, cache, seed, requests, reference,
                                        plan.device, showcase)
                     results.records.extend(records)
                     save(out_dir, results)  # an interrupted run keeps this case

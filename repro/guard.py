@@ -13,7 +13,7 @@ import weakref
 
 import torch
 
-from cache_impl.registry import CallTimedOut, CtrlC, time_limit
+from cache_impl.registry import CallTimedOut, CtrlC, exit_call, time_limit
 
 from repro.choices import DEFAULT_TIMEOUT, GRAD_MODES as _GRAD_MODE_NAMES
 
@@ -47,7 +47,7 @@ def call(what: str, fn, *args, timeout: float | None = DEFAULT_TIMEOUT, grad_mod
     except CtrlC:  # the user's, not the cache's: it ends the run
         raise
     except SystemExit as exc:
-        raise CacheCallFailed(f"{what} called sys.exit({exc.code!r})") from None
+        raise CacheCallFailed(f"{what} called {exit_call(exc)}") from None
     except BaseException as exc:  # noqa: BLE001 - the cache's failure, whatever it is
         text = str(exc).splitlines()[0] if str(exc) else ""
         raise CacheCallFailed(f"{what} raised {type(exc).__name__}" + (f": {text}" if text else ""),
@@ -123,6 +123,39 @@ class GuardedCache:
         if name.startswith("_") or not callable(getattr(self._cache, name, None)):
             raise AttributeError(name)
         return lambda *args: self._call(name, *args)
+
+
+class TimedCache:
+    """A user's cache as a model calls it, each call limited to ``timeout`` seconds: one that
+    hangs ends the run with CacheCallFailed (one line) instead of waiting for a Ctrl-C.
+    Nothing else changes: what a call returns or raises, and every attribute, are the cache's."""
+
+    def __init__(self, cache, timeout: float, spec: str):
+        self._cache, self._timeout, self._spec = cache, timeout, spec
+
+    def _timed(self, name: str, method, *args, **kwargs):
+        try:
+            with time_limit(self._timeout):
+                return method(*args, **kwargs)
+        except CallTimedOut:
+            raise CacheCallFailed(f"cache {self._spec}: {name}() did not return within {self._timeout:g} s "
+                                  f"(raise --call-timeout if it is only slow)", hung=True) from None
+
+    def __getattr__(self, name):
+        attribute = getattr(self._cache, name)
+        if not callable(attribute):
+            return attribute
+        return lambda *args, **kwargs: self._timed(name, attribute, *args, **kwargs)
+
+    def __len__(self) -> int:
+        return self._timed("__len__", self._cache.__len__)
+
+
+def timed(factory, timeout: float | None, spec: str):
+    """``factory`` whose caches are :class:`TimedCache` (``factory`` itself when ``timeout`` is 0 or None)."""
+    if not timeout:
+        return factory
+    return lambda **kwargs: TimedCache(factory(**kwargs), timeout, spec)
 
 
 def guarded(factory, timeout: float | None = DEFAULT_TIMEOUT, grad_mode: str | None = "no_grad",

@@ -140,6 +140,7 @@ USER_MODULES = {
     "raises_on_import": "raise RuntimeError('boom at import')\n",
     "getattr_raises": "def __getattr__(name):\n    raise ValueError('no ' + name)\n",
     "misbehaving": '''
+import os
 import sys
 import time
 
@@ -178,6 +179,16 @@ class ExitInGet(_Dict):
         sys.exit(0)
 
 
+class OsExitInInit(_Dict):
+    def __init__(self, max_size=2):
+        os._exit(0)
+
+
+class OsExitInGet(_Dict):
+    def get(self, source):
+        os._exit(0)
+
+
 class InterruptInGet(_Dict):
     def get(self, source):
         raise KeyboardInterrupt
@@ -198,6 +209,8 @@ AUDIT_SPECS = [  # (spec, exit code, what the one line, or the verdict, says)
     ("misbehaving:InterruptInInit", 2, "KeyboardInterrupt"),
     ("misbehaving:HangInInit", 2, "did not finish within 0.2 s"),
     ("misbehaving:ExitInGet", 1, "get() called sys.exit(0)"),
+    ("misbehaving:OsExitInInit", 2, "called os._exit(0)"),  # exit 0 with no line, were it let through
+    ("misbehaving:OsExitInGet", 1, "get() called os._exit(0)"),
     ("misbehaving:InterruptInGet", 1, "get() raised KeyboardInterrupt"),
     ("misbehaving:HangInGet", 1, "get() did not return within 0.2 s"),
 ]

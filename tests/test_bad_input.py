@@ -304,6 +304,22 @@ def test_a_cache_that_calls_sys_exit_is_a_run_failed_midway_not_its_exit_code(ca
 
 
 @pytest.mark.diffusion
+@pytest.mark.parametrize("module, does, says", [
+    ("leavesmod", "os._exit(0)", "os._exit(0) was called"),  # unguarded: exit 0 and no line
+    ("hangsmod", "while True: pass", "cache hangsmod:CrashingCache: get() did not return within 0.5 s "
+                                     "(raise --call-timeout if it is only slow)")], ids=["os_exit", "hangs"])
+def test_a_cache_that_leaves_at_once_or_hangs_is_a_run_failed_midway(capsys, tmp_path, monkeypatch, reports, module,
+                                                                     does, says):
+    (tmp_path / f"{module}.py").write_text("import os\n" + CRASHING_CACHE.replace(
+        'raise RuntimeError("lookup exploded")', does))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _run(capsys, repro_main, ["--model", "toy", "--cache", f"{module}:CrashingCache", *SMALL,
+                                               "--call-timeout", "0.5"])
+    _assert_one_line(code, out, err, f"python -m harness repro: error: the run failed midway: {says}", expected_code=4)
+    assert sorted(p.name for p in reports.iterdir()) == ["earlier", "latest"]  # no empty run folder left
+
+
+@pytest.mark.diffusion
 def test_an_unwritable_report_in_a_run_is_exit_4(capsys, tmp_path, reports):
     main = repro_main
     out_dir = tmp_path / "run"

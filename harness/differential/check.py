@@ -43,6 +43,7 @@ from pathlib import Path
 
 import torch
 
+from cache_impl.registry import exit_call
 from harness.cli import prepare_run
 from harness.differential import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUESTS, DEFAULT_SEEDS, ID_SHIFTS, MAX_ID_SHIFT
 from harness.environment import describe
@@ -567,7 +568,7 @@ def preflight(spec: str, prompt: str, seed: int, timeout: float, kwargs: dict | 
     if isinstance(exc, CallSpecError):
         raise CallSpecError(f"--call {spec}: {exc}") if not str(exc).startswith("--call") else exc
     if isinstance(exc, SystemExit):
-        raise CallSpecError(f"--call {spec}: the function exited (SystemExit {exc.code!r}) instead of returning")
+        raise CallSpecError(f"--call {spec}: the function called {exit_call(exc)} instead of returning")
     if exc is not None:
         frames = traceback.extract_tb(exc.__traceback__)
         at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
