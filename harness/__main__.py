@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
 from pathlib import Path
 
 from harness.interrupt import interrupted_is_one_line
@@ -203,6 +205,36 @@ def report(parser, args) -> int:
 
 
 def main(argv=None) -> int:
+    try:
+        code = _main(argv)
+    except SystemExit as exc:
+        code = exc
+    if argv is None and any(t.daemon and t.is_alive() for t in threading.enumerate()):
+        _leave_now(code)
+    if isinstance(code, SystemExit):
+        raise code
+    return code
+
+
+def _leave_now(code) -> None:
+    """End the process without the interpreter's teardown. A thread left running in user code
+    (a call that did not return in time) would be stopped there in the middle of torch's C++
+    code, and the process aborts ("terminate called without an active exception", exit 134)
+    after the command's own line and exit code."""
+    if isinstance(code, SystemExit):
+        code = code.code
+        if code is not None and not isinstance(code, int):  # as the interpreter does with sys.exit("text")
+            print(code, file=sys.stderr)
+            code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that left, a closed stream: nothing more to say
+            pass
+    os._exit(code or 0)
+
+
+def _main(argv) -> int:
     stdout = sys.stdout
     sys.stdout = ReaderMayLeave(stdout)  # `| head`: the command goes on quietly to its exit code
     try:

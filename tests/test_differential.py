@@ -375,9 +375,19 @@ def exits(prompt, seed):
     raise SystemExit(3)
 
 
+def exits_at_once(prompt, seed):
+    os._exit(0)
+
+
 def hangs(prompt, seed):
     import time
     time.sleep(60)
+
+
+def hangs_in_torch(prompt, seed):
+    a = torch.randn(400, 400)
+    while True:  # always inside one of torch's C++ ops when the command ends
+        a = torch.tanh(a @ a)
 
 
 def nondeterministic(prompt, seed):
@@ -438,7 +448,8 @@ def test_call_finds_what_a_function_written_outside_the_repo_does(tmp_path, caps
 @pytest.mark.core_model
 @pytest.mark.parametrize("fn, says", [("returns_none", "is None: return a tensor"),
                                       ("raises", "raised ValueError: no GPU here at"),
-                                      ("exits", "exited (SystemExit 3)"),
+                                      ("exits", "called sys.exit(3) instead of returning"),
+                                      ("exits_at_once", "called os._exit(0) instead of returning"),
                                       ("hangs", "did not return in 1s"),
                                       ("missing", "has no callable 'missing'"),
                                       ("one_argument", "must be fn(prompt, seed), called with a str and an int; "
@@ -450,6 +461,24 @@ def test_a_callable_that_cannot_serve_fails_at_once_in_one_line(tmp_path, capsys
     assert code == 2 and len(err.splitlines()) == 1 and says in err, err
     assert err.startswith("python -m harness differential: error: "), err
     assert not out.exists()
+
+
+@needs_asan
+def test_a_call_left_running_in_torch_does_not_abort_the_command_at_exit(tmp_path, outside_functions):
+    # The interpreter's teardown stopped the left-behind thread inside a C++ op: the process
+    # aborted after the one line ("terminate called without an active exception", exit 134).
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "outside"), root])}
+    done = subprocess.run([sys.executable, "-m", "harness", "differential", "--call",
+                           f"{outside_functions}:hangs_in_torch", "--call-timeout", "1", "--out", str(tmp_path / "r")],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"python -m harness differential: error: --call {outside_functions}:"
+                                        f"hangs_in_torch: the first call ('red circle moving right', 0) did not "
+                                        f"return in 1s (raise --call-timeout if it is only slow)"], done.stderr
 
 
 @needs_asan
