@@ -31,7 +31,7 @@ import torch.utils.dlpack
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import Level
-from cache_impl.registry import alarm_handler
+from cache_impl.registry import CtrlC, alarm_handler
 from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
@@ -748,11 +748,26 @@ def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_roun
                           report_multiple_bugs=False)
         try:
             run_state_machine_as_test(machine, settings=config)
-        except Exception:  # noqa: BLE001 - any failure of the cache: the record says what it was
+        except Exception as exc:  # noqa: BLE001 - any failure of the cache: the record says what it was
+            interrupt = _ctrl_c_behind(exc)
+            if interrupt is not None:
+                raise interrupt from None
             if "lines" not in record:
                 raise
             return _failure(record, round_seed)
         round_seed += 1
+    return None
+
+
+def _ctrl_c_behind(exc: BaseException) -> CtrlC | None:
+    """The user's Ctrl-C that ``exc`` was raised while handling, if any. A Ctrl-C landing as
+    hypothesis starts its engine meets one of hypothesis' own asserts in its handler, and the
+    AssertionError would replace it."""
+    seen = exc.__context__
+    while seen is not None:
+        if isinstance(seen, CtrlC):
+            return seen
+        seen = seen.__context__
     return None
 
 
