@@ -46,10 +46,12 @@ def run_command(prog: str, command, program: bool = False) -> int:
     # store is one bytecode, so no signal handler runs between the command's return and it
     # (Event.set() is a Python call, and a Ctrl-C landing there was a traceback).
     answered = [False]
+    interrupted = [False]
     resends: list[threading.Timer] = []
 
     def interrupt(signum, frame):
         if not answered[0]:  # a Ctrl-C after the answer, or a resend after the line, is dropped
+            interrupted[0] = True
             raise CtrlC
 
     def dropped(unraisable):
@@ -59,8 +61,8 @@ def run_command(prog: str, command, program: bool = False) -> int:
         if issubclass(unraisable.exc_type, KeyboardInterrupt):
             resends.append(threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)))
             resends[-1].start()
-        else:
-            previous_hook(unraisable)
+        elif not interrupted[0]:  # after a Ctrl-C, the __del__ of an object it cut short in its
+            previous_hook(unraisable)  # __init__ fails (torch's StorageWeakRef): not worth a traceback
 
     previous_handler = signal.signal(signal.SIGINT, interrupt)
     previous_hook, sys.unraisablehook = sys.unraisablehook, dropped
