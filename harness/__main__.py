@@ -65,14 +65,15 @@ def build_parser() -> OneLineParser:
                                    "of property values, then search for cases the catalogue does not list "
                                    "(sizes, dtypes, layouts, grad modes, every way a live source changes); "
                                    "print the safety level reached and the contract kept. Exit 0 when the "
-                                   "level meets --require and the contract holds, 1 when not, 2 for bad usage, "
+                                   "level meets --require and the contract holds, 1 when not, 3 when the only "
+                                   "failures are calls that did not return in time (no verdict), 2 for bad usage, "
                                    f"{INTERRUPTED}.")
     a.add_argument("spec", help=specs)
     a.add_argument("--require", type=level_argument, default=Level.L1,
                    help="the level the cache must reach for exit 0: L0-L3 (default: L1, the seed fix)")
     a.add_argument("--budget", type=seconds_argument, default=DEFAULT_BUDGET, metavar="SECONDS",
-                   help=f"seconds of probes and generative search after the catalogue "
-                        f"(default {DEFAULT_BUDGET:g}; 0 skips them)")
+                   help=f"seconds for the probes, which always run to the end, and the generative search, "
+                        f"which gets what is left (default {DEFAULT_BUDGET:g}; 0 skips both)")
     a.add_argument("--seed", type=seed_argument, default=0,
                    help="seed of the search: the same seed searches the same cases (default 0)")
     a.add_argument("--contract", choices=CONTRACTS, default="lru",

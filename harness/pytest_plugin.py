@@ -29,7 +29,8 @@ def pytest_addoption(parser):
     group.addoption("--cache-grad-mode", choices=("no_grad", "inference", "enabled"), default="no_grad",
                     help="grad mode around every call into the cache (default no_grad)")
     group.addoption("--cache-budget", type=float, default=None, metavar="SECONDS",
-                    help="seconds of probes and generative search (default: the audit's; 0 skips them)")
+                    help="seconds for the probes (always run whole) and the generative search, which gets "
+                         "what is left (default: the audit's; 0 skips both)")
     group.addoption("--cache-seed", type=int, default=0, help="seed of the search (default 0)")
     group.addoption("--cache-timeout", type=float, default=None, metavar="SECONDS",
                     help="longest a single call into the cache may take (default: the audit's)")

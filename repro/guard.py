@@ -20,6 +20,15 @@ from repro.choices import DEFAULT_TIMEOUT, GRAD_MODES as _GRAD_MODE_NAMES
 GRAD_MODES = {name: getattr(torch, fn) for name, fn in _GRAD_MODE_NAMES.items()}
 
 
+# In every message about a call that did not return in time (here, and the audit's steps run in
+# another thread): how a verdict tells a hang, which says nothing about safety, from a failure.
+HANG = "did not return within"
+
+
+def is_hang(message: str) -> bool:
+    return HANG in message
+
+
 class CacheCallFailed(Exception):
     """A call into the cache under audit raised, exited or hung. ``raised`` is
     True when it raised an ordinary exception (not an exit, an interrupt or a

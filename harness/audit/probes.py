@@ -38,7 +38,7 @@ import torch
 from cache_impl import Level
 from cache_impl.registry import alarm_handler
 from harness.audit.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
-                            bind_factory, run_code, search)
+                            bind_factory, run_code, search, thread_limit)
 from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
@@ -308,16 +308,16 @@ class ProbeReport:
 
 
 def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tuple = ALL_DTYPES,
-          timeout: float | None = DEFAULT_TIMEOUT, deadline: float | None = None, only=None) -> ProbeReport:
+          timeout: float | None = DEFAULT_TIMEOUT, only=None) -> ProbeReport:
     """Run the rows of :func:`situations` against ``factory``: the obligations of
     ``level`` and below, and the hygiene checks ``contract`` asks for, on sources of
     the ``allowed`` dtypes only (and rows ``only(row)`` keeps, if given); stop at the
-    first failure, or at ``deadline`` (``time.monotonic()``) between rows."""
+    first failure."""
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
     setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool_dtype=pool_dtype,
-                           threads=max(2, torch.get_num_threads()))
+                           threads=max(2, torch.get_num_threads()), thread_timeout=thread_limit(timeout))
     run_code(setup, namespace)
     rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
             if row is not None and (only is None or only(row))]
@@ -327,8 +327,6 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     try:
         with alarm_handler():  # installed once for the rows' calls, each of which has its timeout
             for number, row in rows:
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
                 report.rows += 1
                 report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
                 if report.failure:
@@ -380,17 +378,23 @@ def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, l
 def find_failure(spec: str, factory, level: Level, budget: float, seed: int = 0,
                  timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
                  contract: str = "none", out=None) -> SearchFailure | None:
-    """The audit's phases after the catalogue, at ``level``: the probes, then the random
-    search for what is left of ``budget`` seconds; the first failure, or None. ``out``
-    hears a line after each phase."""
+    """The audit's phases after the catalogue, at ``level``: every probe row, then the
+    random search for what is left of ``budget`` seconds; the first failure, or None.
+    The probes always run to the end, however long a busy machine makes them take, so
+    what they cover, and the verdict they give, do not depend on speed; the budget
+    bounds the search only. ``out`` hears a line after each phase."""
     deadline = time.monotonic() + budget
     allowed = allowed_dtypes(unsupported)
-    report = probe(spec, factory, level, contract, allowed, timeout, deadline)
+    report = probe(spec, factory, level, contract, allowed, timeout)
     if out:
         out(f"probes: {report.summary()}" + ("" if report.failure else ", no failure"))
-    if report.failure or time.monotonic() >= deadline:
+    if report.failure:
         return report.failure
     started = time.monotonic()
+    if started >= deadline:
+        if out:
+            out("search: not run (no --budget left after the probes)")
+        return None
     failure = search(spec, factory, level, deadline - started, seed, timeout=timeout, unsupported=unsupported,
                      contract=contract)
     if out and failure is None:

@@ -19,7 +19,7 @@ from cache_impl import Level, declared_level, describe_spec, level_below
 from harness.audit import DEFAULT_BUDGET
 from harness.audit.probes import find_failure
 from harness.audit.search import ALL_DTYPES
-from repro.guard import DEFAULT_TIMEOUT, CacheCallFailed, guarded
+from repro.guard import DEFAULT_TIMEOUT, HUNG, CacheCallFailed, guarded, is_hang
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, reached_level, run_scenario)
 
@@ -46,6 +46,10 @@ class AuditResult:
     rows: list = field(default_factory=list)  # (scenario, combined trial)
     unsupported: dict = field(default_factory=dict)  # dtype name -> why
     search_failures: list = field(default_factory=list)
+    hung: str | None = None  # the first call that did not return in time: no verdict on what it hid
+
+
+EXIT_HUNG = 3  # a call did not return in time and nothing else failed: no verdict either way
 
 
 def level_name(level: Level | None) -> str:
@@ -152,6 +156,8 @@ def first_failure(factory, level: Level, spec: str = "", budget: float = DEFAULT
 
 def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResult:
     """Catalogue, then probes and search; print as it goes; return what was found."""
+    with contextlib.suppress(TypeError):  # a factory that hung in an earlier audit of this process
+        HUNG.pop(factory, None)
     about = describe_spec(spec, factory)
     out(f"audit of {spec}" + (f" (declares {declared_level(factory)})" if declared_level(factory) else ""))
     out(f"tested: {about['file'] or 'no source file'}" + (f", sha256 {about['sha256'][:16]}" if about["sha256"] else "")
@@ -182,11 +188,20 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
     level = reached_level(rows)
     out(f"catalogue: level {level_name(level)}")
     level, found = search_below(spec, factory, level, options, frozenset(unsupported), out)
-    broken = [s.name for s, t in rows if fails_contract(s, t, options.contract)]
-    broken += [f"{f.phase}: {f.message}" for f in found if f.contract]
-    out(f"level reached: {level_name(level)}")
-    out(f"contract {options.contract}: " + ("kept" if not broken else f"broken ({', '.join(broken)})"))
-    return AuditResult(level, not broken, rows, unsupported, found)
+    broken = [s.name for s, t in rows if fails_contract(s, t, options.contract) and not is_hang(t.detail)]
+    broken += [f"{f.phase}: {f.message}" for f in found if f.contract and not is_hang(f.message)]
+    hangs = [text for text in [t.detail for _, t in rows] + [f.message for f in found] if is_hang(text)]
+    # The call that hung, rather than the later ones skipped because of it.
+    hung = next((text for text in hangs if "not called" not in text), hangs[0]) if hangs else None
+    if hung:  # what the hung call would have shown is unknown: no level is claimed, none denied
+        out(f"level reached: not decided ({hung})")
+    else:
+        out(f"level reached: {level_name(level)}")
+    contract_hung = any(fails_contract(s, t, options.contract) and is_hang(t.detail) for s, t in rows) \
+        or any(f.contract and is_hang(f.message) for f in found)
+    out(f"contract {options.contract}: " + (f"broken ({', '.join(broken)})" if broken else
+                                            "not decided (a call hung)" if contract_hung else "kept"))
+    return AuditResult(level, not broken, rows, unsupported, found, hung)
 
 
 def robustness_table(rows, out) -> None:
@@ -209,43 +224,57 @@ def _row(s, trial, failed: bool, asks: str | None = None) -> str:
 
 def audit(spec: str, factory, options: AuditOptions, out=print) -> int:
     """The audit as the command line runs it; the exit code: 0 when the level
-    meets ``--require`` and the contract is kept, 1 otherwise (saying which)."""
+    meets ``--require`` and the contract is kept, 1 when a failure shows it does not
+    (saying which), EXIT_HUNG when the only failures are calls that did not return in time."""
     result = run_audit(spec, factory, options, out)
     safe = result.level is not None and result.level >= options.require
     if safe and result.contract_kept:
         return 0
     reasons = []
-    if not safe:
-        failed = [s.name for s, t in result.rows if fails_level(s, t) and s.level <= options.require]
-        failed += [f"{f.phase} ({f.level}: {f.message})" for f in result.search_failures
-                   if f.level <= options.require and not f.contract]
+    # What failed for certain: a call that hung is no evidence either way, and is set apart.
+    failed = [s.name for s, t in result.rows
+              if fails_level(s, t) and s.level <= options.require and not is_hang(t.detail)]
+    failed += [f"{f.phase} ({f.level}: {f.message})" for f in result.search_failures
+               if f.level <= options.require and not f.contract and not is_hang(f.message)]
+    if failed:
         reasons.append(f"safety: does not reach {options.require} ({'; '.join(failed)})")
     if not result.contract_kept:
-        broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract)]
-        broken += [f"{f.phase}: {f.message}" for f in result.search_failures if f.contract]
+        broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract) and not is_hang(t.detail)]
+        broken += [f"{f.phase}: {f.message}" for f in result.search_failures
+                   if f.contract and not is_hang(f.message)]
         reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(broken)})")
-    out(f"FAIL: {spec}: " + "; ".join(reasons))
+    if not reasons and result.hung:
+        out(f"NOT DECIDED: {spec}: {result.hung}; a cache that hangs, or a machine too busy for the limit "
+            f"(--call-timeout {options.timeout:g}): nothing else failed, and nothing is claimed")
+        return EXIT_HUNG
+    out(f"FAIL: {spec}: " + "; ".join(reasons or [f"safety: does not reach {options.require}"]))
     return 1
 
 
 def search_below(spec, factory, level, options: AuditOptions, unsupported: frozenset, out):
     """Probe and search at ``level`` (with the hygiene checks ``--contract`` asks for);
-    on a safety failure, the level drops below the failure's and both go on there with
-    the budget left; on a contract failure, they go on at the same level without those
-    checks. Returns (level, failures)."""
+    on a safety failure, the level drops below the failure's and both go on there: the
+    probes in full, the search with the budget left; on a contract failure, they go on
+    at the same level without those checks. Returns (level, failures). ``--budget 0``
+    runs neither."""
     found = []
     contract = options.contract
+    if not options.budget:
+        out("probes and search: not run (--budget 0)")
+        return level, found
     deadline = time.monotonic() + options.budget
-    while level is not None and time.monotonic() < deadline:
+    while level is not None:
         out(f"probes, then search: steps up to {level}" + (f", contract {contract}" if contract != "none" else "")
-            + f", {deadline - time.monotonic():.0f} s left, --seed {options.seed} ...")
+            + f", {max(0.0, deadline - time.monotonic()):.0f} s of search budget left, --seed {options.seed} ...")
         failure = find_failure(spec, factory, level, deadline - time.monotonic(), options.seed,
                                timeout=options.timeout, unsupported=unsupported, contract=contract, out=out)
         if failure is None:
             break
         found.append(failure)
-        out(f"{failure.phase} FAILED {'the contract' if failure.contract else 'at ' + str(failure.level)} "
-            f"(found by {failure.found_by}): {failure.message}\nreproduce with:\n\n{failure.snippet}")
+        what = ("STOPPED, no verdict" if is_hang(failure.message) else
+                "FAILED " + ("the contract" if failure.contract else f"at {failure.level}"))
+        out(f"{failure.phase} {what} (found by {failure.found_by}): {failure.message}\n"
+            f"reproduce with:\n\n{failure.snippet}")
         if failure.contract:
             contract = "none"
         else:

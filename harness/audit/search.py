@@ -218,9 +218,9 @@ def in_thread(step):
     failed = []
     worker = threading.Thread(target=lambda: failed.extend(_failure_of(step)), daemon=True)
     worker.start()
-    worker.join(60)
+    worker.join({thread_timeout!r})
     if worker.is_alive():
-        raise AssertionError("the cache did not return within 60 s in another thread")
+        raise AssertionError("the cache did not return within {thread_timeout!r} s in another thread")
     if failed:
         raise failed[0]
 
@@ -332,6 +332,12 @@ def run_code(code: str, namespace: dict) -> None:
     exec(_compiled(code), namespace)  # noqa: S102 - our own text
 
 
+def thread_limit(timeout: float | None) -> float | None:
+    """How long ``in_thread`` waits for a step, which may make several calls: the time of six
+    (None: no limit, as for the calls). The alarm that limits a call works in the main thread only."""
+    return round(6 * timeout, 3) if timeout else None
+
+
 def bind_factory(spec: str, factory, timeout: float | None) -> tuple[str, str, dict]:
     """What a snippet needs to call the cache: (its first lines, the name they bind the
     factory to, a namespace where that name is ``factory``, each call guarded by ``timeout``)."""
@@ -369,7 +375,8 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
             self.steps = 0
             self.max_size = max_size
             header, name, self.namespace = bind_factory(spec, factory, timeout)
-            setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES)
+            setup = PRELUDE.format(factory=name, max_size=max_size, slots=SLOTS, arena_bytes=ARENA_BYTES,
+                                   thread_timeout=thread_limit(timeout))
             self.prelude = header + setup
             run_code(setup, self.namespace)
 
