@@ -82,3 +82,11 @@ def test_a_ctrl_c_that_hypothesis_answers_with_its_own_assert_is_still_a_ctrl_c(
     monkeypatch.setattr(search_module, "run_state_machine_as_test", engine_hit_at_its_start)
     with pytest.raises(CtrlC):
         search("hardened", DESIGNS["hardened"], Level.L2, budget=5)
+
+
+def test_the_search_counts_the_rounds_it_ran():
+    """What the audit prints after the search ("N rounds of up to 50 sequences"): how much ran."""
+    tally: dict = {}
+    assert search("hardened", DESIGNS["hardened"], Level.L2, budget=300, rounds=2, examples_per_round=2,
+                  tally=tally) is None
+    assert tally == {"rounds": 2}

@@ -37,8 +37,8 @@ import torch
 
 from cache_impl import Level
 from cache_impl.registry import alarm_handler
-from harness.audit.search import (ALL_DTYPES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure, allowed_dtypes,
-                            bind_factory, run_code, search, thread_limit)
+from harness.audit.search import (ALL_DTYPES, EXAMPLES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure,
+                                  allowed_dtypes, bind_factory, run_code, search, thread_limit)
 from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
@@ -395,10 +395,13 @@ def find_failure(spec: str, factory, level: Level, budget: float, seed: int = 0,
         if out:
             out("search: not run (no --budget left after the probes)")
         return None
+    tally: dict = {}
     failure = search(spec, factory, level, deadline - started, seed, timeout=timeout, unsupported=unsupported,
-                     contract=contract)
-    if out and failure is None:
-        out(f"search: no failure in {time.monotonic() - started:.1f} s")
+                     contract=contract, tally=tally)
+    if out and failure is None:  # how much ran: the budget, on this machine, decides
+        rounds = tally.get("rounds", 0)
+        out(f"search: no failure in {time.monotonic() - started:.1f} s ({rounds} rounds of up to {EXAMPLES} "
+            f"sequences, round seeds {seed}-{seed + max(rounds, 1) - 1})")
     return failure
 
 

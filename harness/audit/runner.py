@@ -265,7 +265,7 @@ def search_below(spec, factory, level, options: AuditOptions, unsupported: froze
     deadline = time.monotonic() + options.budget
     while level is not None:
         out(f"probes, then search: steps up to {level}" + (f", contract {contract}" if contract != "none" else "")
-            + f", {max(0.0, deadline - time.monotonic()):.0f} s of search budget left, --seed {options.seed} ...")
+            + f", {max(0.0, deadline - time.monotonic()):.0f} s of --budget left, --seed {options.seed} ...")
         failure = find_failure(spec, factory, level, deadline - time.monotonic(), options.seed,
                                timeout=options.timeout, unsupported=unsupported, contract=contract, out=out)
         if failure is None:

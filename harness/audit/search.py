@@ -712,7 +712,7 @@ def coverage_markdown() -> str:
 def search(spec: str, factory, level: Level, budget: float, seed: int = 0, rounds: int | None = None,
            timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
            examples_per_round: int = EXAMPLES, steps: int = STEPS, contract: str = "none",
-           shrink: bool = True) -> SearchFailure | None:
+           shrink: bool = True, tally: dict | None = None) -> SearchFailure | None:
     """Search ``factory`` with the steps of ``level`` and below for ``budget``
     seconds, in rounds of examples seeded ``seed``, ``seed + 1``, ..., each round
     with the next cache size of ``SIZES``; return the first failure, shrunk, or None.
@@ -721,7 +721,8 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     cache has ``timeout`` seconds. ``contract`` (``bounded`` or ``lru``) adds its
     hygiene checks; a failure of those is a :attr:`SearchFailure.contract` one.
     ``shrink=False`` returns the failure as first found, unshrunk (whether there is
-    one, sooner: shrinking is most of the time a found failure takes)."""
+    one, sooner: shrinking is most of the time a found failure takes). ``tally["rounds"]``,
+    if given, counts the rounds begun: how much of the search ran."""
     allowed = allowed_dtypes(unsupported)
     if not allowed:
         return None
@@ -730,7 +731,7 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
     try:
         with alarm_handler():  # installed once for the search's calls, each of which has its timeout
             return _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed,
-                                  timeout, contract, shrink)
+                                  timeout, contract, shrink, {} if tally is None else tally)
     finally:
         torch.set_num_threads(threads)
 
@@ -741,10 +742,11 @@ def allowed_dtypes(unsupported: frozenset) -> tuple:
 
 
 def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout,
-                   contract, shrink):
+                   contract, shrink, tally):
     deadline = time.monotonic() + budget
     round_seed = seed
     while time.monotonic() < deadline and (rounds is None or round_seed - seed < rounds):
+        tally["rounds"] = round_seed - seed + 1
         record: dict = {}
         max_size = SIZES[round_seed % len(SIZES)]
         machine = hypothesis.seed(round_seed)(make_machine(spec, factory, level, max_size, record, allowed, timeout,
