@@ -42,11 +42,15 @@ class AuditOptions:
 @dataclass
 class AuditResult:
     level: Level | None
-    contract_kept: bool
+    broken: list = field(default_factory=list)  # the contract's failures, hangs apart
     rows: list = field(default_factory=list)  # (scenario, combined trial)
     unsupported: dict = field(default_factory=dict)  # dtype name -> why
     search_failures: list = field(default_factory=list)
     hung: str | None = None  # the first call that did not return in time: no verdict on what it hid
+
+    @property
+    def contract_kept(self) -> bool:
+        return not self.broken
 
 
 EXIT_HUNG = 3  # a call did not return in time and nothing else failed: no verdict either way
@@ -201,7 +205,7 @@ def run_audit(spec: str, factory, options: AuditOptions, out=print) -> AuditResu
         or any(f.contract and is_hang(f.message) for f in found)
     out(f"contract {options.contract}: " + (f"broken ({', '.join(broken)})" if broken else
                                             "not decided (a call hung)" if contract_hung else "kept"))
-    return AuditResult(level, not broken, rows, unsupported, found, hung)
+    return AuditResult(level, broken, rows, unsupported, found, hung)
 
 
 def robustness_table(rows, out) -> None:
@@ -239,10 +243,7 @@ def audit(spec: str, factory, options: AuditOptions, out=print) -> int:
     if failed:
         reasons.append(f"safety: does not reach {options.require} ({'; '.join(failed)})")
     if not result.contract_kept:
-        broken = [s.name for s, t in result.rows if fails_contract(s, t, options.contract) and not is_hang(t.detail)]
-        broken += [f"{f.phase}: {f.message}" for f in result.search_failures
-                   if f.contract and not is_hang(f.message)]
-        reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(broken)})")
+        reasons.append(f"hygiene: breaks contract {options.contract} ({', '.join(result.broken)})")
     if not reasons and result.hung:
         out(f"NOT DECIDED: {spec}: {result.hung}; a cache that hangs, or a machine too busy for the limit "
             f"(--call-timeout {options.timeout:g}): nothing else failed, and nothing is claimed")
