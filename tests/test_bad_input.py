@@ -481,3 +481,14 @@ def test_uninterrupted_holds_ctrl_c_until_the_block_ends():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert finished
+
+
+@pytest.mark.parametrize("exits", ["os._exit(0)", "raise SystemExit(0)"])
+def test_a_model_module_that_exits_on_import_is_bad_usage_not_exit_0(capsys, tmp_path, monkeypatch, exits):
+    module = "exits_" + ("os" if exits.startswith("os") else "sys")
+    (tmp_path / f"{module}.py").write_text(f"import os\n{exits}\ndef factory(**kwargs):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _run(capsys, repro_main, ["--model", f"{module}:factory", "--out", str(tmp_path / "r")])
+    said = "os._exit(0)" if exits.startswith("os") else "sys.exit(0)"
+    _assert_one_line(code, out, err, f"cannot import {module}: it called {said}")
+    assert not (tmp_path / "r").exists()
