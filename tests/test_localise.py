@@ -372,6 +372,22 @@ def test_memory_left_unset_is_not_compared_until_read():
     assert read.name == "torch.Tensor.add" and read.inputs[0] == tensor_digest(torch.tensor([-1., 0, -3, 2, -5, 4]))
 
 
+def build_and_apply(x: torch.Tensor) -> torch.Tensor:
+    torch.manual_seed(0)
+    return torch.nn.Linear(4, 3)(x)  # its weight: torch.empty wrapped in a Parameter, then initialised
+
+
+@pytest.mark.core_model
+def test_a_parameter_built_on_unset_memory_is_unset_until_read():
+    # The module's constructor wraps torch.empty in a Parameter (another tensor object on the same
+    # storage) and fills it in place: what was in that memory before must not be compared.
+    _, trace = record(build_and_apply, torch.ones(4))
+    init = [e for e in trace.events if e.kind == "op" and e.name == "torch.nn.init.kaiming_uniform_"]
+    assert init and init[0].inputs[0].endswith(":unset")
+    applied = [e for e in trace.events if e.kind == "op" and e.name == "torch.nn.functional.linear"]
+    assert applied and not applied[0].inputs[1].endswith(":unset")  # read into new memory: by value
+
+
 def chain(last: str) -> torch.Tensor:
     return getattr(torch.ones(3).add(1).mul(2).sub(1).div(2).exp(), last)()
 

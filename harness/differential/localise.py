@@ -79,6 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 from torch.overrides import TorchFunctionMode, resolve_name
 
 from harness.environment import ROOT as _ROOT
@@ -367,9 +368,11 @@ class _Recorder(TorchFunctionMode):
         self.module_index: dict[int, tuple] = {}  # id(module) -> (weak reference, index into trace.modules)
         self.names: dict[int, tuple] = {}  # id(root) -> (weak reference, {id(module): qualname}, {qualname: module})
         self.last_line: dict[int, int] = {}  # id(frame) -> the line it ran last
-        # id(tensor) -> weak reference, for tensors on memory an allocation left unset
-        # (torch.empty and its views): what they hold is whatever was there before.
-        self.unset: dict[int, weakref.ref] = {}
+        # Storages an allocation left unset (torch.empty and its kin): what they hold is whatever was
+        # there before. By storage, not by tensor: every tensor on one, its views and a Parameter
+        # wrapping it (nn.Linear's weight before its init), is unset. Key: the storage's own
+        # address; value: torch's weak reference to it, which keeps that address from being reused.
+        self.unset: dict[int, StorageWeakRef] = {}
 
     # -- events ---------------------------------------------------------------------
 
@@ -512,14 +515,28 @@ class _Recorder(TorchFunctionMode):
                     for v in tensors:
                         self._produced(v, index)
                         if _storage(v) in written:
-                            self.unset[id(v)] = weakref.ref(v)
+                            self._mark_unset(v)
         finally:
             self.busy = False
         return out
 
+    def _mark_unset(self, t: torch.Tensor) -> None:
+        try:
+            ref = StorageWeakRef(t.untyped_storage())
+        except Exception:  # no storage (meta, sparse, nested): nothing to leave unset
+            return
+        self.unset[ref.cdata] = ref
+
     def _uninitialised(self, t: torch.Tensor) -> bool:
-        ref = self.unset.get(id(t))
-        return ref is not None and ref() is t
+        try:
+            key = t.untyped_storage()._cdata
+        except Exception:  # no storage: never fail the code under test
+            return False
+        ref = self.unset.get(key)
+        if ref is not None and ref.expired():
+            del self.unset[key]  # that storage is gone; another may take its place
+            return False
+        return ref is not None
 
     # -- entries: a line tracer over the code under test --------------------------------
 
