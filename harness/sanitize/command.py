@@ -41,20 +41,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "stdout after the command's own output)")
     parser.add_argument("--output", type=Path, metavar="FILE",
                         help="write the report there (whole or not at all) instead of stderr or stdout")
+    parser.add_argument("--recycle-ids", action="store_true",
+                        help="hand each new object whose id() is taken the id of the last dead object of its "
+                             "type whose id was taken, as an allocator that always reuses would: an id-keyed "
+                             "entry that outlives its object meets a new one at once, not when CPython happens "
+                             "to reuse the slot. Ids become odd numbers that are no object's address: code "
+                             "that turns an id back into an object (ctypes.cast) cannot run with it")
     parser.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
                         help="the command to run, after --")
 
 
-def environment(folder: str, base: dict | None = None) -> dict:
+def environment(folder: str, base: dict | None = None, recycle_ids: bool = False) -> dict:
     """``base`` (default: this process's environment) with the sanitizer on, writing into
     ``folder``, and its bootstrap first on PYTHONPATH."""
     env = dict(os.environ if base is None else base)
     env[runtime.ENV] = folder
+    if recycle_ids:
+        env[runtime.RECYCLE_ENV] = "1"
+    else:
+        env.pop(runtime.RECYCLE_ENV, None)
     env["PYTHONPATH"] = os.pathsep.join([str(BOOTSTRAP)] + [p for p in [env.get("PYTHONPATH")] if p])
     return env
 
 
-def job(args: list) -> int:
+def job(args: list, recycle_ids: bool = False) -> int:
     """A job for a warm process (``repro.warm``): ``[FOLDER, package.module:function, ARGS...]``
     calls ``function(ARGS)`` with the sanitizer on, writing its findings into FOLDER as the job
     ends. The process imported its pipeline untracked; what the job serves is tracked, which is
@@ -63,8 +73,15 @@ def job(args: list) -> int:
 
     folder, function, *rest = args
     os.environ[runtime.ENV] = folder
+    if recycle_ids:
+        os.environ[runtime.RECYCLE_ENV] = "1"
     runtime.start_from_environment()
     return load_callable(function, RuntimeError, function, f"{function}: expected package.module:function")(rest)
+
+
+def recycling_job(args: list) -> int:
+    """:func:`job` with ``--recycle-ids``: a new object gets the id of the last dead one of its type."""
+    return job(args, recycle_ids=True)
 
 
 def main(parser: argparse.ArgumentParser, args) -> int:
@@ -85,7 +102,7 @@ def main(parser: argparse.ArgumentParser, args) -> int:
     folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-")
     try:
         try:
-            process = subprocess.Popen(command, env=environment(folder))
+            process = subprocess.Popen(command, env=environment(folder, recycle_ids=args.recycle_ids))
         except OSError as exc:
             parser.exit(EXIT_USAGE, f"{parser.prog}: error: cannot start {command[0]!r}: "
                                     f"{exc.strerror or exc}\n")

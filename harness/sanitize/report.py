@@ -29,10 +29,11 @@ VERDICTS = {"stale": EXIT_STALE, "clean": EXIT_CLEAN, "inconclusive": EXIT_INCON
 def merge(snapshots: list[dict]) -> dict:
     """One process's data or many (a command's children): counters summed, findings merged by
     the places the two keys were taken, their comparison sites and counts added up."""
-    merged = {"processes": len(snapshots), "keys_taken": 0, "came_back": 0, "validated": 0, "findings": []}
+    merged = {"processes": len(snapshots), "keys_taken": 0, "came_back": 0, "validated": 0, "recycled": 0,
+              "findings": []}
     by_places: dict[str, dict] = {}
     for snap in snapshots:
-        for counter in ("keys_taken", "came_back", "validated"):
+        for counter in ("keys_taken", "came_back", "validated", "recycled"):
             merged[counter] += snap.get(counter, 0)
         for finding in snap.get("findings", []):
             key = json.dumps([finding["old"]["taken"], finding["new"]["taken"]], sort_keys=True)
@@ -134,7 +135,9 @@ def describe(finding: dict) -> list[str]:
 
 def summary(merged: dict) -> str:
     counts = (f"{merged['keys_taken']:,} keys taken, {merged['came_back']:,} addresses or ids came back, "
-              f"{merged['validated']:,} stale matches on validated lookups that dropped the entry")
+              f"{merged['validated']:,} stale matches on validated lookups that dropped the entry"
+              + (f"; {merged['recycled']:,} ids of dead objects handed to new ones (--recycle-ids)"
+                 if merged.get("recycled") else ""))
     found = merged["findings"]
     if found:
         matches = sum(f["count"] for f in found)
@@ -200,7 +203,8 @@ def sarif(merged: dict) -> str:
                 "defaultConfiguration": {"level": "error"}}]}},
             "invocations": [{"executionSuccessful": True}],
             "results": results,
-            "properties": {k: merged[k] for k in ("verdict", "keys_taken", "came_back", "validated", "processes")},
+            "properties": {k: merged[k] for k in ("verdict", "keys_taken", "came_back", "validated", "recycled",
+                                                  "processes")},
         }],
     }
     return json.dumps(log, indent=2) + "\n"

@@ -40,6 +40,7 @@ import threading
 import weakref
 
 ENV = "ADDRESS_REUSE_SANITIZE"  # a folder: sanitize this process and write its findings there
+RECYCLE_ENV = "ADDRESS_REUSE_SANITIZE_RECYCLE_IDS"  # "1": hand a new object a dead one's id (see _Recycler)
 PRAGMA = "address-reuse: validated"
 STACK_DEPTH = 6  # frames kept of where a key was taken (ASan keeps more; each costs per key taken)
 MAX_REMEMBERED = 1 << 20  # values whose last referent is remembered, to count addresses that came back
@@ -160,6 +161,7 @@ class _State:
         self.last_referent: dict[int, object] = {}  # value -> token of the referent it was last taken from
         self.findings: dict[tuple, dict] = {}
         self.validated = 0  # stale matches on a marked lookup that dropped the old key
+        self.recycled = 0  # ids the recycler handed a new object, that a dead object had
         self.pending: list[_Pending] = []  # marked matches waiting for their lookup to finish
         self.label = None  # the test or request running now
         self.collecting = False  # inside a garbage collection (gc.callbacks)
@@ -403,6 +405,92 @@ def _frames(stack) -> list:
     return [_frame(code, line) for code, line in stack]
 
 
+# --- recycled ids ---------------------------------------------------------------------------------
+
+
+class _Recycler:
+    """Hands each new object whose ``id()`` is taken the id of a dead object of its type whose id
+    was taken, as an allocator that always reuses would: a key that outlives its object then meets
+    a new one at once, instead of when CPython happens to put a new object in the dead one's slot
+    (which depends on how many objects of its size were made in between). First the ids that
+    outlived their object (some key taken from it was still held when it died: stored in a dict,
+    a set, a tuple), the last to die first; then the others, the same way.
+
+    The ids it hands out are odd numbers, so never the address of a live object (every object is
+    at least 8-byte aligned): the only equal ids are an object's own and a dead object's. An object
+    keeps the id it was given while it lives. Objects that existed when recycling began keep their
+    real id: their id may have been stored before, untracked. Code that turns an id back into an
+    object (``ctypes.cast(id(x), ...)``) cannot run with recycling on."""
+
+    BASE = 0x7E5A_0000_0001  # odd; looks like an address in a report
+
+    def __init__(self, keep_existing: bool = True):
+        self.existing: dict[int, weakref.ref] = {}  # real id -> the object that had it at start
+        for obj in gc.get_objects() if keep_existing else ():
+            if type(obj).__weakrefoffset__:
+                try:
+                    self.existing[_real_id(obj)] = weakref.ref(obj)
+                except TypeError:
+                    pass
+        self.given: dict[int, tuple] = {}  # real id -> (weakref with a callback, id given)
+        self.held: dict[int, int] = {}  # id given -> how many keys taken at it are alive
+        # type -> (ids that outlived their object, the other ids of its dead objects), the last freed last
+        self.free: dict[type, tuple[list[int], list[int]]] = {}
+        self.fresh = itertools.count()
+
+    def id_of(self, obj, real: int) -> int:
+        existing = self.existing.get(real)
+        if existing is not None:
+            if existing() is obj:
+                return real
+            del self.existing[real]  # that object died; a new one lives at its address
+        given = self.given.get(real)
+        if given is not None:
+            return given[1]
+        outlived, others = self.free.get(type(obj), ((), ()))
+        if outlived or others:
+            value = (outlived or others).pop()
+            _state.recycled += 1
+        else:
+            value = self.BASE + 2 * next(self.fresh)
+        self.given[real] = (weakref.ref(obj, self._dead(real, type(obj), value)), value)
+        return value
+
+    def hold(self, address: Address) -> None:
+        """``address`` is a key taken at an id this recycler gave: count it while it lives (its
+        ``__dict__``, shared by keys built from it, goes with the last of them)."""
+        value = int(address)
+        if value & 1 and value >= self.BASE:
+            self.held[value] = self.held.get(value, 0) + 1
+            address._held = _Held(self.held, value)
+
+    def _dead(self, real: int, kind: type, value: int):
+        def dead(_):
+            self.given.pop(real, None)
+            outlived, others = self.free.setdefault(kind, ([], []))
+            (outlived if self.held.get(value) else others).append(value)
+        return dead
+
+
+class _Held:
+    """Counts one live key at an id the recycler gave, until that key is gone."""
+
+    __slots__ = ("counts", "value")
+
+    def __init__(self, counts: dict, value: int):
+        self.counts, self.value = counts, value
+
+    def __del__(self):
+        left = self.counts.get(self.value, 0) - 1
+        if left > 0:
+            self.counts[self.value] = left
+        else:
+            self.counts.pop(self.value, None)
+
+
+_recycler: _Recycler | None = None
+
+
 # --- the hooks -----------------------------------------------------------------------------------
 
 _ORIGINAL: dict = {}
@@ -416,11 +504,18 @@ def _id(obj) -> int:
         referent = weakref.ref(obj)
     except TypeError:
         return value
-    return _tag(value, referent, "id", _describe(obj), sys._getframe(1))
+    recycler = _recycler
+    if recycler is None:
+        return _tag(value, referent, "id", _describe(obj), sys._getframe(1))
+    with _lock:
+        address = _tag(recycler.id_of(obj, value), referent, "id", _describe(obj), sys._getframe(1))
+        recycler.hold(address)
+    return address
 
 
 _id.__doc__ = _real_id.__doc__
 _id.__name__ = _id.__qualname__ = "id"
+_id.__wrapped__ = _real_id  # for a recorder that must not take keys of its own (repro.stream)
 
 
 def _describe(obj) -> dict:
@@ -527,12 +622,17 @@ def _gc_phase(phase: str, info: dict) -> None:
     _state.collecting = phase == "start"
 
 
-def start(label: str | None = None) -> None:
-    """Switch tracking on in this process (nested calls count; :func:`stop` matches each)."""
+def start(label: str | None = None, recycle_ids: bool = False) -> None:
+    """Switch tracking on in this process (nested calls count; :func:`stop` matches each).
+    ``recycle_ids``: from now on, a new object gets a dead object's id (:class:`_Recycler`); for
+    a whole process, not a block (an id stored before would no longer be met)."""
+    global _recycler
     with _lock:
         _state.users += 1
         if label is not None:
             _state.label = label
+        if recycle_ids and _recycler is None:
+            _recycler = _Recycler()
         if _state.on:
             return
         _state.on = True
@@ -548,12 +648,14 @@ def start(label: str | None = None) -> None:
 
 def stop() -> None:
     """Undo one :func:`start`; the last one switches tracking off and settles marked matches."""
+    global _recycler
     with _lock:
         _state.users = max(0, _state.users - 1)
         if _state.users or not _state.on:
             return
         _settle(final=True)
         _state.on = False
+        _recycler = None
         if _gc_phase in gc.callbacks:
             gc.callbacks.remove(_gc_phase)
         builtins.id = _real_id
@@ -573,7 +675,7 @@ def snapshot() -> dict:
         if _state.pending:
             _settle()
         return {"pid": os.getpid(), "argv": list(sys.argv), "keys_taken": _state.keys_taken,
-                "came_back": _state.came_back, "validated": _state.validated,
+                "came_back": _state.came_back, "validated": _state.validated, "recycled": _state.recycled,
                 "findings": copy.deepcopy(list(_state.findings.values()))}
 
 
@@ -604,7 +706,7 @@ def start_from_environment() -> bool:
     if not folder or _state.data_folder:
         return False
     _state.data_folder = folder
-    start()
+    start(recycle_ids=os.environ.get(RECYCLE_ENV) == "1")
     atexit.register(write_data_file)
     real_exit = os._exit
 
