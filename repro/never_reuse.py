@@ -93,9 +93,16 @@ def _from_folders(name: str) -> Path | None:
     return None
 
 
-def environment(device: torch.device) -> dict[str, str]:
-    """Variables that put a child process on the never-reuse allocator. Raises
-    :class:`NeverReuseUnavailable` when a library is missing."""
+# ASan fills only the first 4 KiB of an allocation by default; all of it (up to 2 GiB: the flag
+# is an int, and a larger value silently turns filling off), so that memory a pipeline reads
+# without writing holds the fill byte, not whatever the kernel or an earlier allocation left there.
+MAX_FILL = (1 << 31) - 1
+
+
+def environment(device: torch.device, fill_byte: int | None = None) -> dict[str, str]:
+    """Variables that put a child process on the never-reuse allocator; ``fill_byte``: every new
+    allocation (but calloc's) is filled with it. Raises :class:`NeverReuseUnavailable` when a
+    library is missing."""
     asan = find_library("asan")
     if asan is None:
         raise NeverReuseUnavailable(f"AddressSanitizer's runtime (libasan.so) was not found: {INSTALL_HINT}")
@@ -104,6 +111,8 @@ def environment(device: torch.device) -> dict[str, str]:
         raise NeverReuseUnavailable("libstdc++.so.6 was not found: install the C++ runtime (Debian: libstdc++6)")
     preload = " ".join([str(asan), str(stdcxx), os.environ.get("LD_PRELOAD", "")]).strip()
     env = {"LD_PRELOAD": preload, "ASAN_OPTIONS": ASAN_OPTIONS, "PYTHONMALLOC": "malloc"}
+    if fill_byte is not None:
+        env["ASAN_OPTIONS"] += f":malloc_fill_byte={fill_byte}:max_malloc_fill_size={MAX_FILL}"
     if device.type == "cuda":
         # The CUDA driver maps memory where ASan's shadow gap is protected by default.
         env["ASAN_OPTIONS"] += ":protect_shadow_gap=0"

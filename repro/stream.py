@@ -13,6 +13,7 @@ A request served alone is a job of its own: a job whose requests are that one.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import io
 import json
@@ -96,13 +97,13 @@ class NewAllocations(TorchDispatchMode):
         inputs = {_storage(t) for t in tensors}
         # torch.tensor() and from_numpy() make their tensor before dispatch: lift_fresh hands it on.
         # Ids and addresses as bare numbers (int): meeting a freed one again is what is counted.
-        input_ids = set() if func is torch.ops.aten.lift_fresh.default else {int(id(t)) for t in tensors}
+        input_ids = set() if func is torch.ops.aten.lift_fresh.default else {_object_id(t) for t in tensors}
         for t in tree_leaves(out):
             if isinstance(t, torch.Tensor):
                 address = _storage(t)
                 if address and address not in inputs:
                     self.addresses.add(address)
-                key = int(id(t))
+                key = _object_id(t)
                 if key not in input_ids:  # an in-place result is its input, not a new object
                     self.ids[key] = None
         return out
@@ -124,6 +125,13 @@ def new_allocations() -> NewAllocations:
     is loaded (a pipeline that compiles loads it at import, or in its first call, where
     torch.compile may then compile the recording too: it records the same, only slower)."""
     return NewAllocationsUnderCompile() if "torch._dynamo" in sys.modules else NewAllocations()
+
+
+def _object_id(obj) -> int:
+    """The object's id as CPython gives it. Under a sanitizer that wraps ``id()`` (and says so with
+    ``__wrapped__``, as functools.wraps does), the recorder's own calls take no keys and draw no
+    recycled ids: the pipeline's calls alone do."""
+    return getattr(builtins.id, "__wrapped__", builtins.id)(obj)
 
 
 def _storage(t: torch.Tensor) -> int:

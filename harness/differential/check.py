@@ -18,7 +18,11 @@ plain function ``fn(prompt, seed)`` (``--call``), whose tensors' memory is track
 per request to tell whether the allocator reused any, and whose tensor objects' ids are
 recorded to tell whether an earlier request's came back. For a function, the normal run is
 served again with its freed object slots shifted (``ID_SHIFTS``), so that a cache keyed by
-``id()`` is exercised more often than by chance.
+``id()`` is exercised more often than by chance; and, function or model, once more under
+``address-reuse sanitize --recycle-ids`` (``RECYCLED``), where a new object gets a dead one's id
+and the sanitizer names the stale lookup in the run that shows whether an output changed. The
+two never-reuse processes fill new memory with different bytes, so that memory read before it
+is written shows as nondeterminism, never as an address dependence.
 
 Three warm processes (``repro.warm``), one per allocator run, import the pipeline once
 and run each job (``repro.stream.main``: a stream, or one request alone; the traced
@@ -73,10 +77,18 @@ def shifted(shift: int) -> str:
     return f"{NORMAL}{shift:+d}"
 
 
+# The normal run once more, under address-reuse sanitize with --recycle-ids, as a job of the normal
+# run's process: each new object whose id() is taken gets the id of the last dead object of its type,
+# so an id-keyed entry that outlives its object meets a new one in every run, not by chance; and the
+# sanitizer names the lookup where it met, in the very run that shows whether an output changed.
+RECYCLED = "recycled"
+
+
 def runs_of(job: dict) -> tuple:
     """(name, allocator, the warm process that serves it, id shift) of every run of ``job``."""
     base = tuple((name, allocator, ALONE_IN if name == ALONE else name, 0) for name, allocator in RUNS)
-    return base + tuple((shifted(k), NORMAL, NORMAL, k) for k in job.get("id_shifts", ()))
+    shifts = tuple((shifted(k), NORMAL, NORMAL, k) for k in job.get("id_shifts", ()))
+    return base + shifts + (((RECYCLED, NORMAL, NORMAL, 0),) if job.get("recycle_ids") else ())
 
 
 # Per request, address axis: its output differs from the never-reuse run; or it does
@@ -107,23 +119,31 @@ class ChildFailed(RuntimeError):
 
 # --- the parent: three warm processes, then compare -----------------------------------
 
-def child_environment(allocator: str, device: torch.device) -> dict:
+# The two never-reuse processes fill new memory with different bytes: a pipeline that reads memory
+# it never wrote differs between them (nondeterministic, nothing concluded), rather than from the
+# normal run alone, which would blame an address for it.
+FILL_BYTES = {"never_reuse_a": 0xBE, "never_reuse_b": 0x5A}
+
+
+def child_environment(allocator: str, device: torch.device, run: str | None = None) -> dict:
     env = dict(os.environ)
     # The children import what this process imports (the project, a model's package).
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p or os.getcwd() for p in sys.path))
     env["OMP_NUM_THREADS"] = "1"
     if allocator == NEVER_REUSE:
-        env.update(never_reuse.environment(device))
+        env.update(never_reuse.environment(device, FILL_BYTES.get(run)))
     else:
         for key, value in REUSE_PRONE_MALLOC.items():
             env.setdefault(key, value)
     return env
 
 
-def allocator_label(allocator: str, device: torch.device) -> str:
+def allocator_label(allocator: str, device: torch.device, run: str | None = None) -> str:
     env = child_environment(allocator, device)
     if allocator == NEVER_REUSE:
+        fill = FILL_BYTES.get(ALONE_IN if run == ALONE else run)
         return "AddressSanitizer quarantine (LD_PRELOAD), PYTHONMALLOC=malloc" + (
+            f", new memory filled with {fill:#x}" if fill is not None else "") + (
             ", PYTORCH_NO_CUDA_MEMORY_CACHING=1" if device.type == "cuda" else "")
     return " ".join(["glibc malloc", *(f"{k}={v}" for k, v in env.items() if k.startswith("MALLOC_"))])
 
@@ -159,7 +179,8 @@ def _start_processes(job: dict, device: torch.device, folder: Path) -> dict:
     try:
         for name, allocator in RUNS:
             if name != ALONE:
-                processes[name] = warm.WarmProcess(name, folder / "pipeline.json", child_environment(allocator, device),
+                processes[name] = warm.WarmProcess(name, folder / "pipeline.json",
+                                                   child_environment(allocator, device, name),
                                                    folder / f"{name}.log")
     except BaseException:
         for process in processes.values():
@@ -209,7 +230,12 @@ def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progres
                                         "id_shift": shift}))
             jobs[name].append(folder / f"{name}-{i}.pt")
             names[f"{name} run"] = name
-            processes[process].submit(f"{name} run", "repro.stream:main", [path, jobs[name][-1]])
+            if name == RECYCLED:  # the stream as a job of the sanitizer, which writes into its folder
+                (folder / "recycled-data").mkdir(exist_ok=True)
+                processes[process].submit(f"{name} run", "harness.sanitize.command:recycling_job",
+                                          [folder / "recycled-data", "repro.stream:main", path, jobs[name][-1]])
+            else:
+                processes[process].submit(f"{name} run", "repro.stream:main", [path, jobs[name][-1]])
     outputs = {}
 
     def collect(process, label):
@@ -221,6 +247,9 @@ def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progres
                          "id_shift": shifts[name],
                          "never_reuse_active": all(part["never_reuse_active"] for part in parts),
                          "probe": {k: sum(part["probe"][k] for part in parts) for k in parts[0]["probe"]}}
+        if name == RECYCLED:
+            from harness.sanitize.report import merge, read_folder
+            outputs[name]["sanitized"] = merge(read_folder(folder / "recycled-data"))
         progress(f"  {name:22} done in {time.perf_counter() - started:.1f}s")
 
     try:
@@ -299,8 +328,10 @@ def allocator_summary(outputs: dict, device: torch.device) -> dict:
     for name in [n for n, _ in RUNS] + [n for n in outputs if n not in allocators]:
         requests, shift = outputs[name]["requests"], outputs[name].get("id_shift", 0)
         summary[name] = {
-            "allocator": allocator_label(allocators.get(name, NORMAL), device) + (
-                f"; freed object slots shifted by {shift:+d} before each request" if shift else ""),
+            "allocator": allocator_label(allocators.get(name, NORMAL), device, name) + (
+                f"; freed object slots shifted by {shift:+d} before each request" if shift else "") + (
+                "; under address-reuse sanitize --recycle-ids (a new object gets the id of the last dead one "
+                "of its type)" if name == RECYCLED else ""),
             "sources": sum(r["sources"] for r in requests),
             "sources_on_freed_address": sum(_on_freed(r) for r in requests),
             "objects": sum(r.get("objects") or 0 for r in requests),
@@ -386,17 +417,21 @@ def first_positions(records: list[dict]) -> dict:
 
 # --- results and report -----------------------------------------------------------
 
+UNSET_HINT = (f" (the two processes fill new memory with different bytes, {', '.join(f'{b:#x}' for b in FILL_BYTES.values())}:"
+              " reading memory that was never written, torch.empty's, differs there too)")
+
+
 def nondeterminism(outputs: dict) -> str | None:
     """Why the never-reuse runs cannot be compared with anything, if so."""
     a, b = outputs["never_reuse_a"]["requests"], outputs["never_reuse_b"]["requests"]
     for x, y in zip(a, b):
         if not compare_requests(x, y)["outputs_equal"]:
             return (f"the two never-reuse runs differ at {_where(x)}: the pipeline is not deterministic, "
-                    f"nothing can be concluded")
+                    f"nothing can be concluded{UNSET_HINT}")
     first, alone = a[0], outputs["alone"]["requests"][0]
     if not compare_requests(first, alone)["outputs_equal"]:
         return (f"the first request differs between two fresh never-reuse processes ({_where(first)}): the "
-                f"pipeline is not deterministic, nothing can be concluded")
+                f"pipeline is not deterministic, nothing can be concluded{UNSET_HINT}")
     return None
 
 
@@ -645,12 +680,13 @@ def check(parser, args) -> int:
     id_shifts = list(dict.fromkeys(k for k in id_shifts if k)) if args.call else []
     job = {"model": args.model, "call": args.call, "cache": args.cache, "device": str(plan.device),
            "steps": plan.steps, "dtype": args.dtype, "requests": requests,
-           "id_shifts": id_shifts}
+           "id_shifts": id_shifts, "recycle_ids": args.recycle_ids}
     label = args.call or args.model
     print(f"serving {label} ({args.cache or 'as it is'}): {plan.requests} requests per seed for seeds "
           f"{' '.join(map(str, plan.seeds))}, on {plan.device}, in three warm processes (never-reuse; normal"
           + (f", then again with its freed object slots shifted by "
              f"{' '.join(f'{k:+d}' for k in job['id_shifts'])}" if job["id_shifts"] else "")
+          + (", then with dead objects' ids recycled under the sanitizer" if job["recycle_ids"] else "")
           + "; never-reuse, each request alone and back to back), each run in a fresh fork", flush=True)
     if plan.device.type == "cuda":
         print(f"note: {never_reuse.CUDA_UNMEASURED}", flush=True)
@@ -664,13 +700,23 @@ def check(parser, args) -> int:
             results = build_results(plan, label, args.cache, outputs, sum(timings.values()))
             first = first_positions(results["records"])
             shift = results.get("first_diverged", {}).get("id_shift", 0)
-            if "address" in first:
+            recycled = outputs.get(RECYCLED, {}).get("sanitized")
+            if recycled is not None and recycled["findings"]:
+                # named in the run that shows whether they changed an output: no re-run needed
+                results["sanitized"] = recycled
+                results["localised"] = stale_matches(recycled, RECYCLED, any(
+                    RECYCLED in r.get("diverged_in", ()) for r in results["records"]))
+            elif "address" in first:
                 started = time.perf_counter()
                 print("localising: the normal run again, under address-reuse sanitize", flush=True)
                 results["sanitized"] = sanitized_rerun({**job, "id_shift": shift}, processes["normal"], Path(tmp),
                                                        args.call_timeout * len(requests) + 60)
-                results["localised"] = stale_matches(results["sanitized"])
+                results["localised"] = stale_matches(results["sanitized"], NORMAL, True)
                 timings["sanitize"] = time.perf_counter() - started
+            if any(f.get("confirmed") for f in results.get("localised", [])):
+                # the sanitizer named the lookup on the path of the wrong output: what the trace
+                # adds is for what it cannot see
+                first.pop("address", None)
             if first and args.call:
                 from harness.differential.pinpoint import localise_findings
                 started = time.perf_counter()
@@ -716,27 +762,30 @@ def sanitized_rerun(job: dict, process: warm.WarmProcess, folder: Path, timeout:
     return merge(read_folder(data))
 
 
-def stale_matches(sanitized: dict) -> list[dict]:
-    """A localised finding per stale address match the sanitized normal run saw: the lookup,
-    where its old key was taken, and from what. Confirmed: it happened on the path of a run
-    whose output diverged from the never-reuse run's."""
+def stale_matches(sanitized: dict, run: str, diverged: bool) -> list[dict]:
+    """A localised finding per stale address match the sanitizer saw in ``run`` (the normal run
+    served again, or the run with recycled ids): the lookup, where its old key was taken, and from
+    what. Confirmed when ``run``'s output diverged from the never-reuse run's: the match happened on
+    the path of a wrong output."""
     from harness.sanitize.report import shown_path
 
+    seen = ({NORMAL: "the normal run's output diverged", RECYCLED: "the run with recycled ids diverged"}[run]
+            if diverged else "the run with recycled ids, whose outputs did not change")
     places: dict[str, int] = {}  # one line per lookup and the two frames that took the old key
     for f in sanitized["findings"]:
         lookup, key = f["compared"][0], "an id()" if f["kind"] == "id" else "a data_ptr()"
         where = "".join(f"{' at' if not i else ', called from'} {shown_path(t['file'])}:{t['line']} ({t['source']})"
                         for i, t in enumerate(f["old"]["taken"][:2]))
-        place = (f"{shown_path(lookup['file'])}:{lookup['line']}: a stale address match, confirmed (the normal "
-                 f"run's output diverged): {key} key met one of an object that is gone, {f['fate']}; the old "
-                 f"key was taken{where}")
+        place = (f"{shown_path(lookup['file'])}:{lookup['line']}: a stale address match"
+                 f"{', confirmed' if diverged else ''} ({seen}): {key} key met one of an object that is gone, "
+                 f"{f['fate']}; the old key was taken{where}")
         places[place] = places.get(place, 0) + f["count"]
-    found = [{"axis": "address", "by": "sanitizer", "confirmed": True, "place": f"{place}; {count}x"}
+    found = [{"axis": "address", "by": "sanitizer", "confirmed": diverged, "run": run, "place": f"{place}; {count}x"}
              for place, count in places.items()]
     if not found:
         seen = (f"{sanitized['keys_taken']:,} keys taken, {sanitized['came_back']:,} came back"
                 if sanitized["processes"] else "no process reported")
-        found.append({"axis": "address", "by": "sanitizer", "confirmed": False,
+        found.append({"axis": "address", "by": "sanitizer", "confirmed": False, "run": run,
                       "place": f"the sanitizer saw no stale address match in a normal re-run ({seen}): the key "
                                "is not a data_ptr() or id() it can follow (hashed, bit operations, taken in C++), "
                                "or the allocator placed the tensors elsewhere this time"})

@@ -3,6 +3,7 @@ torch), so that ``--help`` answers at once; the work is imported once they are p
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from harness import OneLineParser, how_to_run
@@ -28,6 +29,11 @@ def add_arguments(p) -> None:
                    help="with --call: serve the normal run again with its freed object slots shifted by each K, "
                         "so that an id()-keyed cache is exercised (default: "
                         f"{' '.join(f'{k:+d}' for k in ID_SHIFTS)}; none given: no such run)")
+    p.add_argument("--recycle-ids", action=argparse.BooleanOptionalAction, default=True,
+                   help="serve the normal run once more under address-reuse sanitize --recycle-ids: each new "
+                        "object whose id() is taken gets the id of the last dead one of its type, so an "
+                        "id-keyed entry that outlives its object meets a new one in every run, and the lookup "
+                        "is named (default: on)")
     p.add_argument("--requests", type=count_argument(MAX_REQUESTS), default=DEFAULT_REQUESTS,
                    help=f"requests per seed (default {DEFAULT_REQUESTS})")
     p.add_argument("--seed", nargs="+", type=seed_argument, default=list(DEFAULT_SEEDS),
