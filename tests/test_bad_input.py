@@ -423,7 +423,7 @@ def test_audit_interrupted_is_one_line(capsys, monkeypatch):
 def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports, tmp_path, given_out):
     from harness.differential import check as differential
     from harness.__main__ import main
-    monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
+    monkeypatch.setattr(differential.never_reuse, "environment", lambda device, fill_byte=None: {})
     _interrupt_at(monkeypatch, "harness.differential.check.warm_processes")
     out_dir = tmp_path / "differential-run"
     code, out, err = _run(capsys, main, ["differential", "--model", "toy",
@@ -435,7 +435,7 @@ def test_differential_interrupted_leaves_no_folder(capsys, monkeypatch, reports,
 def test_differential_interrupted_while_serving_stops_its_processes(capsys, monkeypatch, reports, tmp_path):
     from harness.differential import check as differential
     from harness.__main__ import main
-    monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
+    monkeypatch.setattr(differential.never_reuse, "environment", lambda device, fill_byte=None: {})
     _interrupt_at(monkeypatch, "harness.differential.check.serve_runs")
     before = _child_processes()
     code, out, err = _run(capsys, main, ["differential", "--model", "toy", "--out", str(tmp_path / "run")])
@@ -451,7 +451,7 @@ def test_hunt_interrupted_inside_its_nested_differential_stops_the_hunt(capsys, 
     pytest.importorskip("diffusers.hooks")
     from harness.differential import check as differential
     from harness.__main__ import main
-    monkeypatch.setattr(differential.never_reuse, "environment", lambda device: {})
+    monkeypatch.setattr(differential.never_reuse, "environment", lambda device, fill_byte=None: {})
     _interrupt_at(monkeypatch, "harness.differential.check.warm_processes")
     code, out, err = _run(capsys, main, ["hunt", "diffusers", "--hook", "TextKVCacheConfig"])
     _assert_interrupted(code, err, "python -m harness hunt")
