@@ -297,6 +297,19 @@ def test_objects_that_lived_before_recycling_began_keep_their_real_id():
     assert recycler.id_of(after, runtime._real_id(after)) % 2 == 1
 
 
+def test_classes_modules_and_the_compilers_own_ids_stay_real():
+    def frame_in(filename):
+        namespace = {}
+        exec(compile("import sys\ndef here():\n    return sys._getframe(0)", filename, "exec"), namespace)
+        return namespace["here"]()
+
+    user, compiler = frame_in("/app/train.py"), frame_in(os.path.join("site", "torch", "_dynamo", "guards.py"))
+    assert runtime._recyclable(_Thing(), user)
+    assert not runtime._recyclable(_Thing(), compiler)  # its guards compare the id with a pointer in C++
+    for lives_as_long_as_the_program in (int, _Thing, runtime, type("Made", (), {})):
+        assert not runtime._recyclable(lives_as_long_as_the_program, user)
+
+
 # --- as a command ----------------------------------------------------------------------------------
 
 

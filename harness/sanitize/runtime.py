@@ -505,12 +505,27 @@ def _id(obj) -> int:
     except TypeError:
         return value
     recycler = _recycler
-    if recycler is None:
-        return _tag(value, referent, "id", _describe(obj), sys._getframe(1))
+    caller = sys._getframe(1)
+    if recycler is None or not _recyclable(obj, caller):
+        return _tag(value, referent, "id", _describe(obj), caller)
     with _lock:
-        address = _tag(recycler.id_of(obj, value), referent, "id", _describe(obj), sys._getframe(1))
+        address = _tag(recycler.id_of(obj, value), referent, "id", _describe(obj), caller)
         recycler.hold(address)
     return address
+
+
+# torch.compile's guards store ids taken here and compare them with object pointers in C++:
+# ids taken by the compiler itself must be real, or every compiled call fails its own guard.
+_COMPILER_FILES = tuple(os.path.join("torch", part) for part in ("_dynamo", "_guards.py", "_inductor"))
+
+
+def _recyclable(obj, caller) -> bool:
+    """Whether a recycled id may stand for ``obj``'s real one here. Not for classes and modules
+    (they live as long as the program, nearly always, and code that hands their ids to C, as the
+    compiler's guards do, must get the pointer), nor for ids the compiler takes."""
+    if isinstance(obj, (type, type(sys))):
+        return False
+    return not any(part in caller.f_code.co_filename for part in _COMPILER_FILES)
 
 
 _id.__doc__ = _real_id.__doc__

@@ -1,5 +1,5 @@
 """Ordinary torch work a user runs: training steps, a DataLoader, save and load, deepcopy,
-autograd, AMP and torch.func, three rounds, each freeing what the last made. Many keys are taken
+autograd, AMP, torch.func and torch.compile, three rounds, each freeing what the last made. Many keys are taken
 (deepcopy's memo, the optimizer's state) and ids and addresses come back; nothing is stale."""
 
 import copy
@@ -9,7 +9,13 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 
+def _scaled_gelu(x, scale):
+    return torch.nn.functional.gelu(x) * scale
+
+
 def work(rounds: int = 3) -> None:
+    # compiled once, called each round with new tensors: its guards check ids against pointers
+    compiled = torch.compile(_scaled_gelu, backend="aot_eager")
     for _ in range(rounds):
         torch.manual_seed(0)
         model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -35,6 +41,8 @@ def work(rounds: int = 3) -> None:
         with torch.autocast("cpu", dtype=torch.bfloat16):
             model(torch.randn(2, 16))
         torch.func.grad(lambda p: torch.func.functional_call(model, p, (x,)).sum())(dict(model.named_parameters()))
+        x = torch.randn(8, 16)
+        torch.testing.assert_close(compiled(x, 0.5), _scaled_gelu(x, 0.5))
         del opt, clone, state  # the next round frees them: ids and addresses come back
 
 
