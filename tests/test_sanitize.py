@@ -215,6 +215,20 @@ def test_ordinary_torch_work_makes_no_stale_match():
     assert run.verdict == "clean", run.text()
 
 
+@pytest.mark.core_model
+def test_torch_names_its_functions_as_before_once_the_sanitizer_is_off():
+    """torch fills its function-name table once per process; filled while the hooks are in
+    (torch.compile does), it must still name the real methods after ``stop()``."""
+    script = ("from harness.sanitize import runtime\n"
+              "runtime.start()\n"
+              "import torch\n"
+              "torch.overrides.resolve_name(torch.add)\n"
+              "runtime.stop()\n"
+              "print(torch.overrides.resolve_name(torch.Tensor.data_ptr))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "torch.Tensor.data_ptr", run.stderr
+
+
 class _Thing:
     pass
 

@@ -581,6 +581,9 @@ def _patch_torch(torch) -> None:
     if "tensor_data_ptr" in _ORIGINAL:
         return
     tensor, storage, typed = torch.Tensor, torch.UntypedStorage, torch.TypedStorage
+    # torch fills its table of function names (torch.overrides.resolve_name) once per process:
+    # filled while the hooks are in, it would never again name the real data_ptr after we leave.
+    torch.overrides.get_overridable_functions()
     _ORIGINAL.update(tensor=tensor, tensor_data_ptr=tensor.data_ptr, storage_data_ptr=storage.data_ptr,
                      typed_data_ptr=typed.data_ptr)
     tensor.data_ptr = _tensor_hook(tensor.data_ptr)
