@@ -111,6 +111,7 @@ def test_verdicts_follow_the_requests_on_both_axes():
 
 @needs_asan
 @pytest.mark.diffusion
+@pytest.mark.slow  # 12 s on a 2-core machine: make test-all (CI) runs it
 def test_the_pre_fix_cache_is_found_address_dependent_and_the_fix_clean(tmp_path, capsys):
     code, results, printed, out = run_check(tmp_path / "fingerprint", capsys, "--model", "toy", "--cache",
                                             "fingerprint", "--seed", "0", "--requests", "4", "--steps", "2")

@@ -24,7 +24,9 @@ def _plugin_run(tmp_path, spec: str, level: str, *extra, autoload: bool = True):
     return subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
 
 
-@pytest.mark.parametrize("autoload", [True, False], ids=["entry-point", "dash-p"])
+# The entry point is the slower way in (pytest in pytest, installed): make test-all runs it.
+@pytest.mark.parametrize("autoload", [pytest.param(True, id="entry-point", marks=pytest.mark.slow),
+                                      pytest.param(False, id="dash-p")])
 def test_pytest_plugin_audits_an_outside_cache_from_outside_the_repo(tmp_path, autoload):
     # Loaded by -p, one failing scenario shows the plugin at work; the whole run is the entry point's.
     only = () if autoload else ("-k", "storage_swapped")
