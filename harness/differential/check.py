@@ -230,10 +230,9 @@ def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progres
                                         "id_shift": shift}))
             jobs[name].append(folder / f"{name}-{i}.pt")
             names[f"{name} run"] = name
-            if name == RECYCLED:  # the stream as a job of the sanitizer, which writes into its folder
-                (folder / "recycled-data").mkdir(exist_ok=True)
-                processes[process].submit(f"{name} run", "harness.sanitize.command:recycling_job",
-                                          [folder / "recycled-data", "repro.stream:main", path, jobs[name][-1]])
+            if name == RECYCLED:
+                _submit_sanitized(processes[process], f"{name} run", "recycling_job", folder / "recycled-data",
+                                  path, jobs[name][-1])
             else:
                 processes[process].submit(f"{name} run", "repro.stream:main", [path, jobs[name][-1]])
     outputs = {}
@@ -248,8 +247,7 @@ def serve_runs(processes: dict, job: dict, folder: Path, timeout: float, progres
                          "never_reuse_active": all(part["never_reuse_active"] for part in parts),
                          "probe": {k: sum(part["probe"][k] for part in parts) for k in parts[0]["probe"]}}
         if name == RECYCLED:
-            from harness.sanitize.report import merge, read_folder
-            outputs[name]["sanitized"] = merge(read_folder(folder / "recycled-data"))
+            outputs[name]["sanitized"] = _sanitizer_saw(folder / "recycled-data")
         progress(f"  {name:22} done in {time.perf_counter() - started:.1f}s")
 
     try:
@@ -747,18 +745,29 @@ def check(parser, args) -> int:
 def sanitized_rerun(job: dict, process: warm.WarmProcess, folder: Path, timeout: float) -> dict:
     """The normal run's stream served again, as a job of the normal run's warm ``process``, under
     ``address-reuse sanitize``: what the sanitizer saw (``harness.sanitize.report.merge``'s summary)."""
-    from harness.sanitize.report import merge, read_folder
-
-    data = folder / "sanitized-data"
-    data.mkdir()
     path = folder / "sanitized-0.json"
     path.write_text(json.dumps({**job, "never_reuse": False}))
-    process.submit("sanitized normal run", "harness.sanitize.command:job",
-                   [data, "repro.stream:main", path, folder / "sanitized-0.pt"])
+    _submit_sanitized(process, "sanitized normal run", "job", folder / "sanitized-data", path,
+                      folder / "sanitized-0.pt")
     try:
         warm.wait_for([process], timeout)
     except warm.JobFailed as exc:
         raise ChildFailed(str(exc)) from None
+    return _sanitizer_saw(folder / "sanitized-data")
+
+
+def _submit_sanitized(process: warm.WarmProcess, label: str, entry: str, data: Path, job_path: Path,
+                      out: Path) -> None:
+    """Serve the stream job at ``job_path`` in ``process`` as a job of the sanitizer
+    (``harness.sanitize.command``'s ``entry``: plain, or with recycled ids), which writes what
+    it saw into the folder ``data``."""
+    data.mkdir(exist_ok=True)
+    process.submit(label, f"harness.sanitize.command:{entry}", [data, "repro.stream:main", job_path, out])
+
+
+def _sanitizer_saw(data: Path) -> dict:
+    """What the sanitized jobs that wrote into ``data`` saw, merged."""
+    from harness.sanitize.report import merge, read_folder
     return merge(read_folder(data))
 
 
