@@ -311,6 +311,18 @@ def test_objects_that_lived_before_recycling_began_keep_their_real_id():
     assert recycler.id_of(after, runtime._real_id(after)) % 2 == 1
 
 
+def test_a_class_made_at_run_time_for_one_object_takes_the_ids_of_its_bases_objects():
+    made = type("Parametrized_Thing", (_Thing,), {})  # as torch.nn.utils.parametrize does per module
+    assert runtime._Recycler.kind(made) is _Thing and runtime._Recycler.kind(_Thing) is _Thing
+    recycler = runtime._Recycler(keep_existing=False)
+    first = made()
+    given = Address(recycler.id_of(first, runtime._real_id(first)))
+    recycler.hold(given)
+    del first
+    second = type("Parametrized_Thing", (_Thing,), {})()
+    assert recycler.id_of(second, runtime._real_id(second)) == given
+
+
 def test_classes_modules_and_the_compilers_own_ids_stay_real():
     def frame_in(filename):
         namespace = {}

@@ -447,14 +447,29 @@ class _Recycler:
         given = self.given.get(real)
         if given is not None:
             return given[1]
-        outlived, others = self.free.get(type(obj), ((), ()))
+        kind = self.kind(type(obj))
+        outlived, others = self.free.get(kind, ((), ()))
         if outlived or others:
             value = (outlived or others).pop()
             _state.recycled += 1
         else:
             value = self.BASE + 2 * next(self.fresh)
-        self.given[real] = (weakref.ref(obj, self._dead(real, type(obj), value)), value)
+        self.given[real] = (weakref.ref(obj, self._dead(real, kind, value)), value)
         return value
+
+    @staticmethod
+    def kind(cls: type) -> type:
+        """The type whose dead objects' ids ``cls``'s objects take: ``cls`` itself, or for a class
+        made at run time for one object (``torch.nn.utils.parametrize`` gives each module its own
+        subclass), the first class up its MRO that its module names. Not cached: a class made at
+        run time may hold its object (a closure), and a cache would keep both alive."""
+        for klass in cls.__mro__:
+            module = sys.modules.get(klass.__module__)
+            if module is None or "<locals>" in klass.__qualname__:
+                continue
+            if getattr(module, klass.__name__, None) is klass or "." in klass.__qualname__:
+                return klass
+        return cls
 
     def hold(self, address: Address) -> None:
         """``address`` is a key taken at an id this recycler gave: count it while it lives (its
