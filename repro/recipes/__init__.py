@@ -1,0 +1,43 @@
+"""Workflows that drive a library's stateful places through its public API, the way its users
+do, for ``address-reuse hunt LIBRARY``: one module per library (``LIBRARIES``). Each recipe is a
+plain function ``recipe(prompt, seed, reset=False)`` that builds, uses and lets go of its own
+objects, one job per call; ``reset=True`` is what a user can do today to keep the library's state
+from one job out of the next. A module names the prompts its jobs are served with (``PROMPTS``)
+and the package parts ``scan`` looks in for the places worth driving (``SCAN``); each recipe
+names the place it drives (``recipe.drives``, ``path/in/package.py:line``).
+
+``repro.recipes.torch_workflows:grad_scaler_trials/no-reset`` is the recipe as a
+``differential --call`` spec (``/reset`` with the reset)."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+LIBRARIES = {"torch": "repro.recipes.torch_workflows"}
+MODES = ("no-reset", "reset")
+
+
+def load(library: str):
+    """The recipe module of ``library`` (one of ``LIBRARIES``)."""
+    return importlib.import_module(LIBRARIES[library])
+
+
+def drives(place: str):
+    """Mark a recipe with the place in the library it drives (``path/in/package.py:line``)."""
+    def mark(fn):
+        fn.drives = place
+        return fn
+    return mark
+
+
+def as_calls(recipes) -> callable:
+    """A module ``__getattr__`` that turns ``NAME/MODE`` into that recipe's ``fn(prompt, seed)``."""
+    by_name = {fn.__name__: fn for fn in recipes}
+
+    def __getattr__(name: str):
+        recipe, _, mode = name.partition("/")
+        if recipe not in by_name or mode not in MODES:
+            raise AttributeError(name)
+        return functools.partial(by_name[recipe], reset=mode == "reset")
+    return __getattr__

@@ -1,0 +1,82 @@
+"""torch's stateful helpers driven as training and evaluation code drives them: each job builds
+its own model and optimizer from the seed, trains or evaluates it, and returns its weights or
+outputs; jobs run one after the other in one process, as in a hyperparameter search or a
+notebook. What lives longer than a job is set up here, at import, once per process."""
+
+import gc
+from contextlib import nullcontext
+
+import torch
+from torch import nn
+from torch.nn.utils import parametrize
+
+from repro.recipes import as_calls, drives
+
+SCAN = ("amp", "optim", "nn/utils", "func", "autograd")  # torch's parts the hunt scans for places
+PROMPTS = ("prune after clipping", "train", "train", "evaluate")
+
+# One scaler for the process, as a trainer keeps it from trial to trial (its scale is learnt).
+SCALER = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10)
+
+
+def _model(seed: int) -> nn.Module:
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+
+
+def _batch(seed: int, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(1000 * seed + step)
+    return torch.randn(32, 8, generator=generator), torch.randn(32, 1, generator=generator)
+
+
+def _weights(model: nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+@drives("amp/grad_scaler.py:339")
+def grad_scaler_trials(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
+    """A search whose trials share the process's GradScaler. Each trial builds a model and an
+    optimizer and takes four mixed-precision steps; a trial told to prune is abandoned after
+    ``unscale_()`` (done for gradient clipping) and before ``step()``. Reset: a new GradScaler for
+    the trial."""
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10) if reset else SCALER
+    model = _model(seed)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(4):
+        x, y = _batch(seed, step)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = nn.functional.mse_loss(model(x).float(), y)
+        optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        if prompt.startswith("prune"):
+            scaler.unscale_(optimizer)
+            norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if step == 2:  # the trial is pruned here: its optimizer is dropped before step()
+                return torch.cat([_weights(model), norm.reshape(1)])
+        scaler.step(optimizer)
+        scaler.update()
+    return _weights(model)
+
+
+@drives("nn/utils/parametrize.py:413")
+def parametrized_checkpoints(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
+    """Checkpoints of a weight-normalised model evaluated one after the other inside one
+    ``parametrize.cached()`` block (the weights computed once per model, as the docs advise for
+    a loop): each checkpoint is built, evaluated and dropped, and its memory collected
+    (``del model; gc.collect()``, as evaluation loops do). Reset: a ``cached()`` block per
+    checkpoint."""
+    x = _batch(seed, 0)[0]
+    outputs = []
+    with nullcontext() if reset else parametrize.cached():
+        for checkpoint in range(3):
+            with parametrize.cached() if reset else nullcontext():
+                torch.manual_seed(100 * seed + checkpoint)
+                model = nn.utils.parametrizations.weight_norm(nn.Linear(8, 4))
+                outputs.append(model(x))
+                del model
+                gc.collect()  # a parametrized module is in a reference cycle: freed by the collector
+    return torch.stack(outputs)
+
+
+RECIPES = (grad_scaler_trials, parametrized_checkpoints)
+__getattr__ = as_calls(RECIPES)
