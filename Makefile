@@ -93,6 +93,8 @@ selfcheck: $(STAMP)
 
 # Every hook configuration the installed diffusers ships, on tiny transformers, through the
 # differential check with and without the documented reset: the table, and a folder per finding.
+# HUNT_LIBRARY=torch runs torch's workflows (repro/recipes) instead.
+HUNT_LIBRARY ?= diffusers
 HUNT_ARGS ?=
 hunt: $(STAMP)
-	$(call interruptible,$(ENV_PY) -m harness hunt diffusers $(HUNT_ARGS))
+	$(call interruptible,$(ENV_PY) -m harness hunt $(HUNT_LIBRARY) $(HUNT_ARGS))

@@ -131,10 +131,13 @@ def build_parser() -> OneLineParser:
                     f"never-reuse allocator, {INTERRUPTED}."))
 
     add_hunt_arguments(sub.add_parser(
-        "hunt", help="every hook configuration a library ships, through the differential check; a report per finding",
-        description="Enable each hook configuration the installed diffusers ships on a tiny diffusers transformer "
-                    "that accepts it, serve requests back to back with no reset and with the documented reset, and "
-                    "check each way. Writes the table hook x model and, per finding, a folder upstream can use. "
+        "hunt", help="drive a library's stateful places through the differential check; a report per finding",
+        description="diffusers: enable each hook configuration the installed diffusers ships on a tiny diffusers "
+                    "transformer that accepts it, serve requests back to back with no reset and with the documented "
+                    "reset, and check each way; writes the table hook x model and, per finding, a folder upstream can "
+                    "use. Another library (torch): scan its installed package for places worth driving, run each "
+                    "workflow of repro/recipes that drives one, with no reset and with the reset, and list the "
+                    "places no workflow drives. "
                     "Exit 0 no finding, 1 findings, 2 bad usage or nothing to hunt, 3 no finding but some cells could "
                     f"not be checked (the check failed, or the model differs from itself), {INTERRUPTED}."))
 

@@ -7,10 +7,12 @@ it, only the text K/V cache's cell runs."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
 from harness.__main__ import main
+from harness.differential import hunt
 from harness.differential.hunt import Cell, applicability, table_markdown
 from harness.differential.hunt import hunt_hook as hunt_hook_cells
 from harness.differential.upstream import script_source
@@ -117,3 +119,47 @@ def test_hunt_cell(diffusers_hooks, hunt_hook, tmp_path):
             assert lookup and "diffusers/hooks/text_kv_cache.py" in lookup[0].split(": a stale")[0], c.localised
             assert "encoder_hidden_states.data_ptr()" in lookup[0]
             assert lookup[0].split("address: ", 1)[1] in (folder / "README.md").read_text()
+
+
+# --- a library's workflows: repro.recipes ----------------------------------------------------
+
+
+@pytest.mark.core_model
+def test_hunt_options_for_diffusers_hooks_are_refused_for_a_library_of_recipes(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["hunt", "torch", "--hook", "X", "--out", str(tmp_path / "hunt")])
+    err = capsys.readouterr().err.strip()
+    assert exited.value.code == 2 and len(err.splitlines()) == 1 and "a hunt in torch runs its recipes" in err, err
+    assert not (tmp_path / "hunt").exists()
+
+
+@pytest.mark.core_model
+def test_every_recipe_names_a_place_scan_proposes_and_runs_as_a_call():
+    from repro.callable import resolve_call
+    from repro.recipes import LIBRARIES, MODES, load
+
+    for library in LIBRARIES:
+        module = load(library)
+        proposed = {":".join(p.split(":", 2)[:2]) for p in hunt.proposed_places(library, module.SCAN)}
+        for recipe in module.RECIPES:
+            assert recipe.drives in proposed, (recipe.__name__, sorted(proposed))
+            for mode in MODES:
+                assert callable(resolve_call(f"{module.__name__}:{recipe.__name__}/{mode}"))
+
+
+@needs_asan
+@pytest.mark.slow  # about 35 s: two recipes through four differential checks
+def test_hunt_torch_finds_each_stale_lookup_named_at_both_sites_and_the_reset_clean(tmp_path, capsys):
+    code = main(["hunt", "torch", "--out", str(tmp_path / "hunt")])
+    printed = capsys.readouterr().out
+    results = json.loads((tmp_path / "hunt" / "results.json").read_text())
+    assert code == hunt.EXIT_FINDINGS, printed
+    cells = {c["hook"]: c for c in results["cells"]}
+    for recipe, lookup, taken in (("grad_scaler_trials", "torch/amp/grad_scaler.py:409", "torch/amp/grad_scaler.py:339"),
+                                  ("parametrized_checkpoints", "torch/nn/utils/parametrize.py:413",
+                                   "torch/nn/utils/parametrize.py:412")):
+        cell = cells[recipe]
+        assert cell["verdicts"] == {"no-reset": "address-dependent", "reset": "clean"}, cell["reasons"]
+        assert f"| {recipe} |" in printed and f"{lookup} (key taken at {taken})" in printed
+    assert any(p.startswith("autograd/graph.py:") for p in results["undriven"])  # said, not hidden
+    assert (tmp_path / "hunt" / "table.md").read_text().startswith("# Hunt: torch ")

@@ -14,5 +14,7 @@ MAX_ID_SHIFT = 64
 DEFAULT_SEEDS = (0, 1, 2)
 DEFAULT_REQUESTS = 4
 DEFAULT_CALL_TIMEOUT = 120.0
-LIBRARIES = ("diffusers",)  # what ``hunt`` knows how to drive
+from repro.recipes import LIBRARIES as _RECIPE_LIBRARIES  # noqa: E402 - no torch imported there
+
+LIBRARIES = ("diffusers", *_RECIPE_LIBRARIES)  # what ``hunt`` knows how to drive
 HUNT_SEEDS, HUNT_REQUESTS = ("0",), "3"  # what a hunt cell serves, and its script for upstream replays

@@ -108,14 +108,16 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:200] if text else "(no message)"
 
 
-def check(spec: str, out: Path) -> tuple[str, str, float, list]:
-    """Run ``differential --call spec`` into ``out``: (verdict, reason, seconds, places where the runs part)."""
+def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, list]:
+    """Run ``differential --call spec`` (and ``options``) into ``out``: (verdict, reason, seconds,
+    places where the runs part)."""
     from harness.differential.command import differential
 
     started = time.perf_counter()
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = differential(["--call", spec, "--seed", *HUNT_SEEDS, "--requests", HUNT_REQUESTS, "--out", str(out)])
+        code = differential(["--call", spec, "--seed", *HUNT_SEEDS, "--requests", HUNT_REQUESTS, *options,
+                             "--out", str(out)])
     results_file = out / "results.json"
     if code == 2 or not results_file.exists():
         return FAILED, f"the check could not run (exit {code})", time.perf_counter() - started, []
@@ -195,10 +197,13 @@ def _cell_text(c: Cell | None) -> str:
 
 
 def main(parser, args) -> int:
-    from harness.run import new_run_dir
-
     if args.library not in LIBRARIES:
         parser.error(f"nothing to hunt in {args.library!r}: the hunt knows {', '.join(LIBRARIES)}")
+    if args.library != "diffusers":
+        if args.model or args.hook or args.every_model:
+            parser.error("--model, --hook and --every-model choose diffusers hooks and models; "
+                         f"a hunt in {args.library} runs its recipes")
+        return _in_new_folder(args, lambda out: hunt_library(args.library, out, args.out is None))
     try:
         import diffusers
     except ImportError as exc:
@@ -217,14 +222,24 @@ def main(parser, args) -> int:
             parser.error(f"diffusers {diffusers.__version__} ships no hook configuration "
                          f"{sorted(set(args.hook) - known)[0]!r}: choose from {', '.join(sorted(known))}")
         hooks = [(h, ms) for h, ms in hooks if h in args.hook]
+    def hunt(out):
+        print(f"hunting diffusers {diffusers.__version__}: {len(hooks)} hook configurations x models "
+              f"{', '.join(models)}; results in {out}", flush=True)
+        return _hunt(args, diffusers.__version__, models, hooks, out)
+    return _in_new_folder(args, hunt)
+
+
+def _in_new_folder(args, hunt) -> int:
+    """``hunt(out)`` into ``--out`` or a new run folder; on Ctrl-C a folder it made without its
+    table is removed: cells without their table are no result."""
+    from harness.run import new_run_dir
+
     created = args.out is None or not args.out.exists()
     out = args.out or new_run_dir()
     out.mkdir(parents=True, exist_ok=True)
-    print(f"hunting diffusers {diffusers.__version__}: {len(hooks)} hook configurations x models "
-          f"{', '.join(models)}; results in {out}", flush=True)
     try:
-        return _hunt(args, diffusers.__version__, models, hooks, out)
-    except KeyboardInterrupt:  # cells without their table are no result: leave nothing half-written
+        return hunt(out)
+    except KeyboardInterrupt:
         if created and not (out / "table.md").exists():
             shutil.rmtree(out, ignore_errors=True)
         raise
@@ -253,3 +268,93 @@ def _hunt(args, version: str, models: list[str], hooks: list, out: Path) -> int:
     print(f"{len(findings)} finding(s)" + (f", {len(unchecked)} cell(s) could not be checked" if unchecked else "")
           + f"; {results['seconds']}s; table: {out / 'table.md'}")
     return EXIT_FINDINGS if findings else EXIT_UNCHECKED if unchecked else 0
+
+
+# --- a library's workflows (repro.recipes) ----------------------------------------------------
+
+
+def proposed_places(library: str, parts: tuple[str, ...]) -> list[str]:
+    """``path:line: message`` for each place ``scan`` finds in the installed library's ``parts``
+    (its subpackages): what is worth driving."""
+    import importlib
+
+    from harness.scan.runner import scan_paths
+
+    root = Path(importlib.import_module(library).__file__).parent
+    found = scan_paths([str(root / part) for part in parts if (root / part).exists()])
+    return [f"{Path(f.path).relative_to(root)}:{f.line}: {f.message}" for f in found.findings]
+
+
+def hunt_library(library: str, out: Path, point: bool) -> int:
+    """Each recipe of ``repro.recipes`` for ``library`` through the differential check, with no
+    reset and with the reset; the places ``scan`` proposes, each with the recipe that drives it
+    or said to have none."""
+    from importlib.metadata import version
+
+    from repro.recipes import MODES, load
+
+    module, started = load(library), time.perf_counter()
+    found_version = version(library)
+    print(f"hunting {library} {found_version}: scanning {', '.join(module.SCAN)} for places to drive", flush=True)
+    places = proposed_places(library, module.SCAN)
+    driven = {recipe.drives: recipe.__name__ for recipe in module.RECIPES}
+    print(f"  {len(places)} place(s) proposed; {len(module.RECIPES)} recipe(s); results in {out}", flush=True)
+    prompts = out / "prompts.txt"
+    prompts.write_text("\n".join(module.PROMPTS) + "\n")
+    cells = []
+    with shared_processes():
+        for i, recipe in enumerate(module.RECIPES, 1):
+            print(f"[{i}/{len(module.RECIPES)}] {recipe.__name__} (drives {recipe.drives})", flush=True)
+            cell, cell_started = Cell(recipe.__name__, library, "", places=[recipe.drives]), time.perf_counter()
+            for mode in MODES:
+                spec = f"{module.__name__}:{recipe.__name__}/{mode}"
+                options = ("--prompts", str(prompts))
+                cell.commands[mode] = (f"address-reuse differential --call {spec} --prompts PROMPTS --seed "
+                                       f"{' '.join(HUNT_SEEDS)} --requests {HUNT_REQUESTS}")
+                verdict, reason, seconds, named = check(spec, out / "cells" / f"{recipe.__name__}-{mode}", options)
+                cell.verdicts[mode], cell.reasons[mode] = verdict, reason
+                if mode == "no-reset":
+                    cell.localised = named
+                print(f"  {recipe.__name__}, {mode}: {verdict} ({seconds:.0f}s)", flush=True)
+            cell.outcome, cell.why = outcome(cell.verdicts)
+            cell.seconds = time.perf_counter() - cell_started
+            cells.append(cell)
+    undriven = [p for p in places if p.split(":", 2)[0] + ":" + p.split(":", 2)[1] not in driven]
+    findings = [c for c in cells if c.finding]
+    results = {"kind": "hunt", "library": library, "version": found_version, "proposed": places,
+               "undriven": undriven, "cells": [asdict(c) for c in cells],
+               "seconds": round(time.perf_counter() - started, 1)}
+    write_json(out / "results.json", results)
+    table = library_table(cells, undriven)
+    write_atomic(out / "table.md", f"# Hunt: {library} {found_version}\n\n{table}".encode())
+    if point:
+        point_latest(out, kind="hunt")
+    print(table)
+    unchecked = [c for c in cells if c.unchecked]
+    print(f"{len(findings)} finding(s)" + (f", {len(unchecked)} cell(s) could not be checked" if unchecked else "")
+             + f"; {results['seconds']}s; table: {out / 'table.md'}")
+    return EXIT_FINDINGS if findings else EXIT_UNCHECKED if unchecked else 0
+
+
+def library_table(cells: list[Cell], undriven: list[str]) -> str:
+    lines = ["| recipe | drives | no reset | with the reset | where the stale lookup is |", "|---|---|---|---|---|"]
+    for c in cells:
+        verdict = f"**{c.outcome}**" if c.finding else c.outcome
+        named = "; ".join(_site(p) for p in c.localised if ": a stale address match" in p)
+        lines.append(f"| {c.hook} | {c.places[0]} | {verdict} | {c.verdicts.get('reset', '-')} | {named or '-'} |")
+    lines += ["", "Places scan proposes that no recipe drives:" if undriven else "Every place scan proposes is driven.",
+              *[f"- {p}" for p in undriven]]
+    return "\n".join(lines) + "\n"
+
+
+def _site(place: str) -> str:
+    """'path:line (key taken at path:line)' from a localised stale match."""
+    where, _, rest = place.partition(": a stale address match")
+    where = where.split(": ", 1)[-1]  # after the axis
+    taken = rest.split("the old key was taken at ", 1)[-1].split(" ", 1)[0] if "the old key was taken at " in rest else "?"
+    return f"{_in_package(where)} (key taken at {_in_package(taken)})"
+
+
+def _in_package(path: str) -> str:
+    """A path as the package names it: from after ``site-packages/``."""
+    return path.rsplit("site-packages/", 1)[-1]
