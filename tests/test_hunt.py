@@ -148,7 +148,7 @@ def test_every_recipe_names_a_place_scan_proposes_and_runs_as_a_call():
 
 
 @needs_asan
-@pytest.mark.slow  # about 35 s: two recipes through four differential checks
+@pytest.mark.slow  # about 90 s: two recipes through six differential checks, two scripts run both ways
 def test_hunt_torch_finds_each_stale_lookup_named_at_both_sites_and_the_reset_clean(tmp_path, capsys):
     code = main(["hunt", "torch", "--out", str(tmp_path / "hunt")])
     printed = capsys.readouterr().out
@@ -159,7 +159,15 @@ def test_hunt_torch_finds_each_stale_lookup_named_at_both_sites_and_the_reset_cl
                                   ("parametrized_checkpoints", "torch/nn/utils/parametrize.py:413",
                                    "torch/nn/utils/parametrize.py:412")):
         cell = cells[recipe]
-        assert cell["verdicts"] == {"no-reset": "address-dependent", "reset": "clean"}, cell["reasons"]
+        assert cell["verdicts"] == {"no-reset": "address-dependent", "reset": "clean", "fixed": "clean"}, \
+            cell["reasons"]
         assert f"| {recipe} |" in printed and f"{lookup} (key taken at {taken})" in printed
+        # Its script for upstream (torch only) fails as shipped and passes with the fix.
+        folder = tmp_path / "hunt" / "upstream" / recipe
+        assert (cell["upstream"]["buggy_exit"], cell["upstream"]["fixed_exit"]) == (1, 0), \
+            (folder / "run-buggy.txt").read_text() + (folder / "run-fixed.txt").read_text()
+        assert "AssertionError" in (folder / "run-buggy.txt").read_text()
+        script = (folder / "repro.py").read_text()
+        assert "repro" not in script.replace("repro.py", "") and "harness" not in script
     assert any(p.startswith("autograd/graph.py:") for p in results["undriven"])  # said, not hidden
     assert (tmp_path / "hunt" / "table.md").read_text().startswith("# Hunt: torch ")

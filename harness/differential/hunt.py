@@ -291,7 +291,8 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
     or said to have none."""
     from importlib.metadata import version
 
-    from repro.recipes import MODES, load
+    from harness.differential.upstream import write_library_upstream
+    from repro.recipes import FIXED, MODES, load
 
     module, started = load(library), time.perf_counter()
     found_version = version(library)
@@ -306,7 +307,7 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
         for i, recipe in enumerate(module.RECIPES, 1):
             print(f"[{i}/{len(module.RECIPES)}] {recipe.__name__} (drives {recipe.drives})", flush=True)
             cell, cell_started = Cell(recipe.__name__, library, "", places=[recipe.drives]), time.perf_counter()
-            for mode in MODES:
+            for mode in (*MODES, FIXED):
                 spec = f"{module.__name__}:{recipe.__name__}/{mode}"
                 options = ("--prompts", str(prompts))
                 cell.commands[mode] = (f"address-reuse differential --call {spec} --prompts PROMPTS --seed "
@@ -317,6 +318,11 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
                     cell.localised = named
                 print(f"  {recipe.__name__}, {mode}: {verdict} ({seconds:.0f}s)", flush=True)
             cell.outcome, cell.why = outcome(cell.verdicts)
+            if cell.finding:
+                folder = write_library_upstream(cell, module, recipe, found_version,
+                                                out / "upstream" / recipe.__name__)
+                print(f"  upstream report: {folder} (the script exits {cell.upstream['buggy_exit']} as shipped, "
+                      f"{cell.upstream['fixed_exit']} with --fix)", flush=True)
             cell.seconds = time.perf_counter() - cell_started
             cells.append(cell)
     undriven = [p for p in places if p.split(":", 2)[0] + ":" + p.split(":", 2)[1] not in driven]
@@ -337,11 +343,14 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
 
 
 def library_table(cells: list[Cell], undriven: list[str]) -> str:
-    lines = ["| recipe | drives | no reset | with the reset | where the stale lookup is |", "|---|---|---|---|---|"]
+    lines = ["| recipe | drives | no reset | with the reset | with the fix | where the stale lookup is | script |",
+             "|---|---|---|---|---|---|---|"]
     for c in cells:
         verdict = f"**{c.outcome}**" if c.finding else c.outcome
         named = "; ".join(_site(p) for p in c.localised if ": a stale address match" in p)
-        lines.append(f"| {c.hook} | {c.places[0]} | {verdict} | {c.verdicts.get('reset', '-')} | {named or '-'} |")
+        script = (f"exits {c.upstream['buggy_exit']}, {c.upstream['fixed_exit']} with --fix" if c.upstream else "-")
+        lines.append(f"| {c.hook} | {c.places[0]} | {verdict} | {c.verdicts.get('reset', '-')} | "
+                     f"{c.verdicts.get('fixed', '-')} | {named or '-'} | {script} |")
     lines += ["", "Places scan proposes that no recipe drives:" if undriven else "Every place scan proposes is driven.",
               *[f"- {p}" for p in undriven]]
     return "\n".join(lines) + "\n"

@@ -186,3 +186,112 @@ and the same check says **{cell.verdicts.get("reset")}**: {cell.reasons.get("res
     write_atomic(folder / "README.md", readme.encode())
     cell.upstream = {"folder": str(folder), "buggy_exit": buggy_code, "fixed_exit": fixed_code}
     return folder
+
+
+# --- a library's workflows (repro.recipes) ----------------------------------------------------
+
+LIBRARY_DRIVER = '''
+
+# --- the driver -------------------------------------------------------------------------------
+# Jobs run back to back in this one process, as a search, a notebook or a server runs them; each
+# job is compared with the same job run with the reset (no state kept from earlier jobs). An id()
+# is handed to a new object only when CPython puts it where a dead one was, which it does now and
+# then, so the jobs are served for up to ROUNDS rounds, with a new seed each round.
+ROUNDS = {rounds}
+
+
+def main():
+    fix = "--fix" in sys.argv
+    if fix:
+        {fix}()
+    for round_ in range(ROUNDS):
+        for prompt in PROMPTS:
+            actual = {recipe}(prompt, round_)
+            expected = {recipe}(prompt, round_, reset=True)
+            assert torch.equal(actual, expected), (
+                f"round {{round_}}, job {{prompt!r}}: served after earlier jobs it differs from the same job with no "
+                f"state kept from them (max abs diff {{(actual - expected).abs().max():.3g}}): the state kept at "
+                f"{place} ({library} {version}) was met by a new object through a dead one's id()")
+    print(f"OK: {{ROUNDS}} rounds of {{len(PROMPTS)}} jobs, each equal to the same job with no state kept"
+          + (" (with the fix)" if fix else ""))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def library_script_source(module, recipe, version: str, rounds: int = 1000) -> str:
+    """The recipe's module as a script of its own (torch and the library only): its source with
+    this project's imports and marks taken out, and the driver above."""
+    import inspect
+    import re
+
+    source = inspect.getsource(module)
+    source = re.sub(r"^from repro\.recipes import .*\n", "", source, flags=re.M)
+    source = re.sub(r"^@drives\(.*\)\n", "", source, flags=re.M)
+    source = re.sub(r"^__getattr__ = .*\n", "", source, flags=re.M)
+    header = (f'"""{recipe.__name__}: {inspect.getdoc(recipe).splitlines()[0]}\n\n'
+              f"    python repro.py         # fails (AssertionError) at the first job that follows a dead object's state\n"
+              f"    python repro.py --fix   # the library patched with {recipe.fix.__name__}(): passes\n\n"
+              f"Needs only torch{'' if module.LIBRARY == 'torch' else ' and ' + module.LIBRARY} "
+              f"(found with {module.LIBRARY} {version}).\n"
+              f'"""\nimport sys\n')
+    body = source.split('"""', 2)[2]  # the module's own docstring is replaced by the header
+    return header + body.rstrip() + "\n" + LIBRARY_DRIVER.format(
+        rounds=rounds, fix=recipe.fix.__name__, recipe=recipe.__name__, place=recipe.drives,
+        library=module.LIBRARY, version=version)
+
+
+def write_library_upstream(cell, module, recipe, version: str, folder: Path) -> Path:
+    """The finding's folder for a recipe: repro.py, its two runs' output, README.md."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / "repro.py", library_script_source(module, recipe, version).encode())
+    buggy_code, buggy_out = run_script(folder)
+    fixed_code, fixed_out = run_script(folder, "--fix")
+    write_atomic(folder / "run-buggy.txt", f"$ python repro.py\n{buggy_out}\n(exit {buggy_code})\n".encode())
+    write_atomic(folder / "run-fixed.txt", f"$ python repro.py --fix\n{fixed_out}\n(exit {fixed_code})\n".encode())
+    named = "\n".join(f"- `{p}`" for p in cell.localised) or "- (the sanitizer saw no stale lookup)"
+    readme = f"""# {module.LIBRARY} {version}: {recipe.__name__}: {cell.outcome}
+
+{inspect_doc(recipe)}
+
+## Expected
+Each job's result equals the same job's with no state kept from earlier jobs (and does not depend on which
+id() or address the allocator gave its objects).
+
+## Actual
+{cell.reasons.get("no-reset", "")}
+
+`python repro.py` (exit {buggy_code}):
+```
+{buggy_out}
+```
+
+## Where
+The place `scan` proposed and this workflow drives: `{recipe.drives}`. What the check named (the stale lookup,
+with where its key was taken from the object that is gone):
+{named}
+
+## Suggested fix
+{inspect_doc(recipe.fix)}
+
+`python repro.py --fix` (exit {fixed_code}):
+```
+{fixed_out}
+```
+With the fix the check says **{cell.verdicts.get("fixed")}**; with the reset ({cell.verdicts.get("reset")}).
+
+## Reproduce the check
+```
+{chr(10).join(cell.commands.values())}
+```
+"""
+    write_atomic(folder / "README.md", readme.encode())
+    cell.upstream = {"folder": str(folder), "buggy_exit": buggy_code, "fixed_exit": fixed_code}
+    return folder
+
+
+def inspect_doc(fn) -> str:
+    import inspect
+    return inspect.getdoc(fn) or ""

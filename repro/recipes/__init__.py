@@ -7,7 +7,8 @@ and the package parts ``scan`` looks in for the places worth driving (``SCAN``);
 names the place it drives (``recipe.drives``, ``path/in/package.py:line``).
 
 ``repro.recipes.torch_workflows:grad_scaler_trials/no-reset`` is the recipe as a
-``differential --call`` spec (``/reset`` with the reset)."""
+``differential --call`` spec (``/reset`` with the reset; ``/fixed`` with no reset and the library
+patched by ``recipe.fix``, the change its maintainers could make)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import importlib
 
 LIBRARIES = {"torch": "repro.recipes.torch_workflows"}
 MODES = ("no-reset", "reset")
+FIXED = "fixed"  # served with no reset, the library patched by the recipe's fix
 
 
 def load(library: str):
@@ -23,10 +25,11 @@ def load(library: str):
     return importlib.import_module(LIBRARIES[library])
 
 
-def drives(place: str):
-    """Mark a recipe with the place in the library it drives (``path/in/package.py:line``)."""
+def drives(place: str, fix):
+    """Mark a recipe with the place in the library it drives (``path/in/package.py:line``) and
+    ``fix()``, which patches the library in this process the way its maintainers could fix it."""
     def mark(fn):
-        fn.drives = place
+        fn.drives, fn.fix = place, fix
         return fn
     return mark
 
@@ -37,7 +40,9 @@ def as_calls(recipes) -> callable:
 
     def __getattr__(name: str):
         recipe, _, mode = name.partition("/")
-        if recipe not in by_name or mode not in MODES:
+        if recipe not in by_name or mode not in (*MODES, FIXED):
             raise AttributeError(name)
+        if mode == FIXED:  # patched at look-up, before the first request (a warm process forks after it)
+            by_name[recipe].fix()
         return functools.partial(by_name[recipe], reset=mode == "reset")
     return __getattr__

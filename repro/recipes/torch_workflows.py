@@ -4,6 +4,7 @@ outputs; jobs run one after the other in one process, as in a hyperparameter sea
 notebook. What lives longer than a job is set up here, at import, once per process."""
 
 import gc
+import weakref
 from contextlib import nullcontext
 
 import torch
@@ -12,6 +13,7 @@ from torch.nn.utils import parametrize
 
 from repro.recipes import as_calls, drives
 
+LIBRARY = "torch"
 SCAN = ("amp", "optim", "nn/utils", "func", "autograd")  # torch's parts the hunt scans for places
 PROMPTS = ("prune after clipping", "train", "train", "evaluate")
 
@@ -33,7 +35,21 @@ def _weights(model: nn.Module) -> torch.Tensor:
     return torch.cat([p.detach().flatten() for p in model.parameters()])
 
 
-@drives("amp/grad_scaler.py:339")
+def forget_dead_optimizers() -> None:
+    """The fix torch can make: a GradScaler drops an optimizer's state when the optimizer dies,
+    so that its id() names nothing once it is gone (patched in here, for the check and the script)."""
+    def forgetting(method):
+        def call(self, optimizer, *args, **kwargs):
+            states = self._per_optimizer_states
+            if id(optimizer) not in states:
+                weakref.finalize(optimizer, states.pop, id(optimizer), None)
+            return method(self, optimizer, *args, **kwargs)
+        return call
+    torch.amp.GradScaler.unscale_ = forgetting(torch.amp.GradScaler.unscale_)
+    torch.amp.GradScaler.step = forgetting(torch.amp.GradScaler.step)
+
+
+@drives("amp/grad_scaler.py:339", fix=forget_dead_optimizers)
 def grad_scaler_trials(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """A search whose trials share the process's GradScaler. Each trial builds a model and an
     optimizer and takes four mixed-precision steps; a trial told to prune is abandoned after
@@ -58,12 +74,27 @@ def grad_scaler_trials(prompt: str, seed: int, reset: bool = False) -> torch.Ten
     return _weights(model)
 
 
-@drives("nn/utils/parametrize.py:413")
+def forget_dead_modules() -> None:
+    """The fix torch can make: the weights ``parametrize.cached()`` keeps for a module are dropped
+    when the module dies, so that its id() names nothing once it is gone (patched in here)."""
+    register = parametrize.register_parametrization
+
+    def drop(key):
+        for cached in [k for k in parametrize._cache if k[0] == key]:
+            del parametrize._cache[cached]
+
+    def register_parametrization(module, *args, **kwargs):
+        weakref.finalize(module, drop, id(module))
+        return register(module, *args, **kwargs)
+    parametrize.register_parametrization = register_parametrization
+
+
+@drives("nn/utils/parametrize.py:413", fix=forget_dead_modules)
 def parametrized_checkpoints(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """Checkpoints of a weight-normalised model evaluated one after the other inside one
     ``parametrize.cached()`` block (the weights computed once per model, as the docs advise for
     a loop): each checkpoint is built, evaluated and dropped, and its memory collected
-    (``del model; gc.collect()``, as evaluation loops do). Reset: a ``cached()`` block per
+    (``del model`` and a collection, as evaluation loops do). Reset: a ``cached()`` block per
     checkpoint."""
     x = _batch(seed, 0)[0]
     outputs = []
@@ -74,7 +105,7 @@ def parametrized_checkpoints(prompt: str, seed: int, reset: bool = False) -> tor
                 model = nn.utils.parametrizations.weight_norm(nn.Linear(8, 4))
                 outputs.append(model(x))
                 del model
-                gc.collect()  # a parametrized module is in a reference cycle: freed by the collector
+                gc.collect(1)  # a parametrized module is in a reference cycle; one just built is in the young generations
     return torch.stack(outputs)
 
 
