@@ -256,15 +256,19 @@ def _hunt(args, version: str, models: list[str], hooks: list, out: Path) -> int:
     for c in findings:
         folder = write_upstream(c, out / "upstream" / f"{c.model}-{c.hook}")
         print(f"  upstream report: {folder}", flush=True)
-    table = table_markdown(cells, models)
     results = {"kind": "hunt", "library": "diffusers", "version": version, "models": models,
                "cells": [asdict(c) for c in cells], "seconds": round(time.perf_counter() - started, 1)}
+    return _finish(out, results, cells, table_markdown(cells, models) + "\n", point=args.out is None)
+
+
+def _finish(out: Path, results: dict, cells: list[Cell], table: str, point: bool) -> int:
+    """Write the hunt's results.json and table.md, print the table and the tally; the exit code."""
     write_json(out / "results.json", results)
-    write_atomic(out / "table.md", (f"# Hunt: diffusers {version}\n\n{table}\n").encode())
-    if args.out is None:
+    write_atomic(out / "table.md", f"# Hunt: {results['library']} {results['version']}\n\n{table}".encode())
+    if point:
         point_latest(out, kind="hunt")
     print(table)
-    unchecked = [c for c in cells if c.unchecked]
+    findings, unchecked = [c for c in cells if c.finding], [c for c in cells if c.unchecked]
     print(f"{len(findings)} finding(s)" + (f", {len(unchecked)} cell(s) could not be checked" if unchecked else "")
           + f"; {results['seconds']}s; table: {out / 'table.md'}")
     return EXIT_FINDINGS if findings else EXIT_UNCHECKED if unchecked else 0
@@ -326,20 +330,10 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
             cell.seconds = time.perf_counter() - cell_started
             cells.append(cell)
     undriven = [p for p in places if p.split(":", 2)[0] + ":" + p.split(":", 2)[1] not in driven]
-    findings = [c for c in cells if c.finding]
     results = {"kind": "hunt", "library": library, "version": found_version, "proposed": places,
                "undriven": undriven, "cells": [asdict(c) for c in cells],
                "seconds": round(time.perf_counter() - started, 1)}
-    write_json(out / "results.json", results)
-    table = library_table(cells, undriven)
-    write_atomic(out / "table.md", f"# Hunt: {library} {found_version}\n\n{table}".encode())
-    if point:
-        point_latest(out, kind="hunt")
-    print(table)
-    unchecked = [c for c in cells if c.unchecked]
-    print(f"{len(findings)} finding(s)" + (f", {len(unchecked)} cell(s) could not be checked" if unchecked else "")
-             + f"; {results['seconds']}s; table: {out / 'table.md'}")
-    return EXIT_FINDINGS if findings else EXIT_UNCHECKED if unchecked else 0
+    return _finish(out, results, cells, library_table(cells, undriven), point)
 
 
 def library_table(cells: list[Cell], undriven: list[str]) -> str:
