@@ -780,17 +780,20 @@ def stale_matches(sanitized: dict, run: str, diverged: bool) -> list[dict]:
 
     seen = ({NORMAL: "the normal run's output diverged", RECYCLED: "the run with recycled ids diverged"}[run]
             if diverged else "the run with recycled ids, whose outputs did not change")
-    places: dict[str, int] = {}  # one line per lookup and the two frames that took the old key
+    places: dict[str, dict] = {}  # one line per lookup and the two frames that took the old key
     for f in sanitized["findings"]:
-        lookup, key = f["compared"][0], "an id()" if f["kind"] == "id" else "a data_ptr()"
+        lookup, key, taken = f["compared"][0], "an id()" if f["kind"] == "id" else "a data_ptr()", f["old"]["taken"]
         where = "".join(f"{' at' if not i else ', called from'} {shown_path(t['file'])}:{t['line']} ({t['source']})"
-                        for i, t in enumerate(f["old"]["taken"][:2]))
+                        for i, t in enumerate(taken[:2]))
         place = (f"{shown_path(lookup['file'])}:{lookup['line']}: a stale address match"
                  f"{', confirmed' if diverged else ''} ({seen}): {key} key met one of an object that is gone, "
                  f"{f['fate']}; the old key was taken{where}")
-        places[place] = places.get(place, 0) + f["count"]
-    found = [{"axis": "address", "by": "sanitizer", "confirmed": diverged, "run": run, "place": f"{place}; {count}x"}
-             for place, count in places.items()]
+        entry = places.setdefault(place, {"lookup": f"{shown_path(lookup['file'])}:{lookup['line']}", "count": 0,
+                                          "key_taken": f"{shown_path(taken[0]['file'])}:{taken[0]['line']}"
+                                          if taken else None})
+        entry["count"] += f["count"]
+    found = [{"axis": "address", "by": "sanitizer", "confirmed": diverged, "run": run, "lookup": e["lookup"],
+              "key_taken": e["key_taken"], "place": f"{place}; {e['count']}x"} for place, e in places.items()]
     if not found:
         seen = (f"{sanitized['keys_taken']:,} keys taken, {sanitized['came_back']:,} came back"
                 if sanitized["processes"] else "no process reported")

@@ -44,6 +44,7 @@ class Cell:
     commands: dict = field(default_factory=dict)  # mode -> the command that re-runs it
     places: list = field(default_factory=list)  # where the hook's state lives: "path:line: class"
     localised: list = field(default_factory=list)  # "path:line: message" where the runs part
+    sites: list = field(default_factory=list)  # "lookup path:line (key taken at path:line)", the sanitizer's
     upstream: dict = field(default_factory=dict)  # the finding's folder and its script's two exit codes
     seconds: float = 0.0
 
@@ -108,9 +109,9 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:200] if text else "(no message)"
 
 
-def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, list]:
+def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, list, list]:
     """Run ``differential --call spec`` (and ``options``) into ``out``: (verdict, reason, seconds,
-    places where the runs part)."""
+    places where the runs part, the stale lookups the sanitizer named with where their key was taken)."""
     from harness.differential.command import differential
 
     started = time.perf_counter()
@@ -120,10 +121,12 @@ def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, l
                              "--out", str(out)])
     results_file = out / "results.json"
     if code == 2 or not results_file.exists():
-        return FAILED, f"the check could not run (exit {code})", time.perf_counter() - started, []
+        return FAILED, f"the check could not run (exit {code})", time.perf_counter() - started, [], []
     results = json.loads(results_file.read_text())
     places = [f"{f['axis']}: {f['place']}" for f in results.get("localised", [])]
-    return results["verdict"], results["reason"], time.perf_counter() - started, places
+    sites = [f"{_in_package(f['lookup'])} (key taken at {_in_package(f['key_taken'] or '?')})"
+             for f in results.get("localised", []) if f.get("lookup")]
+    return results["verdict"], results["reason"], time.perf_counter() - started, places, sites
 
 
 def outcome(verdicts: dict) -> tuple[str, str]:
@@ -145,7 +148,7 @@ def run_cell(model: str, hook: str, out: Path, progress=print) -> Cell:
         spec = call_spec(model, hook, mode)
         cell.commands[mode] = f"address-reuse differential --call {spec} --seed {' '.join(HUNT_SEEDS)} " \
                               f"--requests {HUNT_REQUESTS}"
-        verdict, reason, seconds, places = check(spec, out / f"{model}-{hook}-{mode}")
+        verdict, reason, seconds, places, _ = check(spec, out / f"{model}-{hook}-{mode}")
         cell.verdicts[mode], cell.reasons[mode] = verdict, reason
         if mode == "no-reset":
             cell.localised = places
@@ -302,10 +305,11 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
     found_version = version(library)
     print(f"hunting {library} {found_version}: scanning {', '.join(module.SCAN)} for places to drive", flush=True)
     places = proposed_places(library, module.SCAN)
-    driven = {recipe.drives: recipe.__name__ for recipe in module.RECIPES}
+    driven = tuple(f"{recipe.drives}:" for recipe in module.RECIPES)  # a place reads "path:line: message"
     print(f"  {len(places)} place(s) proposed; {len(module.RECIPES)} recipe(s); results in {out}", flush=True)
     prompts = out / "prompts.txt"
     prompts.write_text("\n".join(module.PROMPTS) + "\n")
+    options = ("--prompts", str(prompts))
     cells = []
     with shared_processes():
         for i, recipe in enumerate(module.RECIPES, 1):
@@ -313,13 +317,13 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
             cell, cell_started = Cell(recipe.__name__, library, "", places=[recipe.drives]), time.perf_counter()
             for mode in (*MODES, FIXED):
                 spec = f"{module.__name__}:{recipe.__name__}/{mode}"
-                options = ("--prompts", str(prompts))
                 cell.commands[mode] = (f"address-reuse differential --call {spec} --prompts PROMPTS --seed "
                                        f"{' '.join(HUNT_SEEDS)} --requests {HUNT_REQUESTS}")
-                verdict, reason, seconds, named = check(spec, out / "cells" / f"{recipe.__name__}-{mode}", options)
+                verdict, reason, seconds, named, sites = check(spec, out / "cells" / f"{recipe.__name__}-{mode}",
+                                                                options)
                 cell.verdicts[mode], cell.reasons[mode] = verdict, reason
                 if mode == "no-reset":
-                    cell.localised = named
+                    cell.localised, cell.sites = named, sites
                 print(f"  {recipe.__name__}, {mode}: {verdict} ({seconds:.0f}s)", flush=True)
             cell.outcome, cell.why = outcome(cell.verdicts)
             if cell.finding:
@@ -329,7 +333,7 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
                       f"{cell.upstream['fixed_exit']} with --fix)", flush=True)
             cell.seconds = time.perf_counter() - cell_started
             cells.append(cell)
-    undriven = [p for p in places if p.split(":", 2)[0] + ":" + p.split(":", 2)[1] not in driven]
+    undriven = [p for p in places if not p.startswith(driven)]
     results = {"kind": "hunt", "library": library, "version": found_version, "proposed": places,
                "undriven": undriven, "cells": [asdict(c) for c in cells],
                "seconds": round(time.perf_counter() - started, 1)}
@@ -341,21 +345,13 @@ def library_table(cells: list[Cell], undriven: list[str]) -> str:
              "|---|---|---|---|---|---|---|"]
     for c in cells:
         verdict = f"**{c.outcome}**" if c.finding else c.outcome
-        named = "; ".join(_site(p) for p in c.localised if ": a stale address match" in p)
+        named = "; ".join(c.sites)
         script = (f"exits {c.upstream['buggy_exit']}, {c.upstream['fixed_exit']} with --fix" if c.upstream else "-")
         lines.append(f"| {c.hook} | {c.places[0]} | {verdict} | {c.verdicts.get('reset', '-')} | "
                      f"{c.verdicts.get('fixed', '-')} | {named or '-'} | {script} |")
     lines += ["", "Places scan proposes that no recipe drives:" if undriven else "Every place scan proposes is driven.",
               *[f"- {p}" for p in undriven]]
     return "\n".join(lines) + "\n"
-
-
-def _site(place: str) -> str:
-    """'path:line (key taken at path:line)' from a localised stale match."""
-    where, _, rest = place.partition(": a stale address match")
-    where = where.split(": ", 1)[-1]  # after the axis
-    taken = rest.split("the old key was taken at ", 1)[-1].split(" ", 1)[0] if "the old key was taken at " in rest else "?"
-    return f"{_in_package(where)} (key taken at {_in_package(taken)})"
 
 
 def _in_package(path: str) -> str:

@@ -9,7 +9,9 @@ The script runs the same model and hook source as the check
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -224,9 +226,6 @@ if __name__ == "__main__":
 def library_script_source(module, recipe, version: str, rounds: int = 1000) -> str:
     """The recipe's module as a script of its own (torch and the library only): its source with
     this project's imports and marks taken out, and the driver above."""
-    import inspect
-    import re
-
     source = inspect.getsource(module)
     source = re.sub(r"^from repro\.recipes import .*\n", "", source, flags=re.M)
     source = re.sub(r"^@drives\(.*\)\n", "", source, flags=re.M)
@@ -254,7 +253,7 @@ def write_library_upstream(cell, module, recipe, version: str, folder: Path) -> 
     named = "\n".join(f"- `{p}`" for p in cell.localised) or "- (the sanitizer saw no stale lookup)"
     readme = f"""# {module.LIBRARY} {version}: {recipe.__name__}: {cell.outcome}
 
-{inspect_doc(recipe)}
+{inspect.getdoc(recipe)}
 
 ## Expected
 Each job's result equals the same job's with no state kept from earlier jobs (and does not depend on which
@@ -274,7 +273,7 @@ with where its key was taken from the object that is gone):
 {named}
 
 ## Suggested fix
-{inspect_doc(recipe.fix)}
+{inspect.getdoc(recipe.fix)}
 
 `python repro.py --fix` (exit {fixed_code}):
 ```
@@ -290,8 +289,3 @@ With the fix the check says **{cell.verdicts.get("fixed")}**; with the reset ({c
     write_atomic(folder / "README.md", readme.encode())
     cell.upstream = {"folder": str(folder), "buggy_exit": buggy_code, "fixed_exit": fixed_code}
     return folder
-
-
-def inspect_doc(fn) -> str:
-    import inspect
-    return inspect.getdoc(fn) or ""

@@ -36,13 +36,14 @@ def drives(place: str, fix):
 
 def as_calls(recipes) -> callable:
     """A module ``__getattr__`` that turns ``NAME/MODE`` into that recipe's ``fn(prompt, seed)``."""
-    by_name = {fn.__name__: fn for fn in recipes}
+    by_name, fixed = {fn.__name__: fn for fn in recipes}, set()
 
     def __getattr__(name: str):
         recipe, _, mode = name.partition("/")
         if recipe not in by_name or mode not in (*MODES, FIXED):
             raise AttributeError(name)
-        if mode == FIXED:  # patched at look-up, before the first request (a warm process forks after it)
+        if mode == FIXED and recipe not in fixed:  # patched once, at look-up: a warm process forks after it
             by_name[recipe].fix()
+            fixed.add(recipe)
         return functools.partial(by_name[recipe], reset=mode == "reset")
     return __getattr__
