@@ -33,12 +33,12 @@ env: $(STAMP)
 $(STAMP): pyproject.toml
 ifdef PY
 	$(PY) -c "import torch" || { echo "error: PY=$(PY) has no torch; install it there or drop PY to use .venv"; exit 2; }
-	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test,diffusers,video]"
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test,diffusers,video,hunt]"
 else
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q "$(TORCH_SPEC)"
-	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test,diffusers,video]"
+	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test,diffusers,video,hunt]"
 endif
 	echo "$(TORCH_SPEC) $(PY)" > $@
 	@echo "the tools: $(dir $(ENV_PY))address-reuse ... or $(ENV_PY) -m harness ... $(ACTIVATE_HINT)"

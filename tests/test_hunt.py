@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 
 import pytest
 
 from harness.__main__ import main
+from repro.recipes import LIBRARIES
 from harness.differential import hunt
 from harness.differential.hunt import Cell, applicability, table_markdown
 from harness.differential.hunt import hunt_hook as hunt_hook_cells
@@ -133,41 +135,102 @@ def test_hunt_options_for_diffusers_hooks_are_refused_for_a_library_of_recipes(t
     assert not (tmp_path / "hunt").exists()
 
 
-@pytest.mark.core_model
-def test_every_recipe_names_a_place_scan_proposes_and_runs_as_a_call():
-    from repro.callable import resolve_call
-    from repro.recipes import LIBRARIES, MODES, load
+def recipes_of(library: str):
+    """The library's recipe module; the test is skipped where the library is not installed."""
+    from repro.recipes import load
 
-    for library in LIBRARIES:
-        module = load(library)
-        proposed = {":".join(p.split(":", 2)[:2]) for p in hunt.proposed_places(library, module.SCAN)}
-        for recipe in module.RECIPES:
-            assert recipe.drives in proposed, (recipe.__name__, sorted(proposed))
-            for mode in MODES:
-                assert callable(resolve_call(f"{module.__name__}:{recipe.__name__}/{mode}"))
+    pytest.importorskip(library)
+    return load(library)
+
+
+@pytest.mark.core_model
+@pytest.mark.parametrize("library", list(LIBRARIES))
+def test_every_recipe_names_places_scan_proposes_and_runs_as_a_call(library):
+    from repro.callable import resolve_call
+    from repro.recipes import MODES
+
+    module = recipes_of(library)
+    assert module.LIBRARY == library
+    proposed = {":".join(p.split(":", 2)[:2]) for p in hunt.proposed_places(library, module.SCAN)}
+    for recipe in module.RECIPES:
+        assert recipe.drives and set(recipe.drives) <= proposed, (recipe.__name__, sorted(proposed))
+        for mode in MODES:
+            assert callable(resolve_call(f"{module.__name__}:{recipe.__name__}/{mode}"))
+
+
+@pytest.mark.core_model
+def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bitsandbytes", None)  # import bitsandbytes raises ImportError
+    monkeypatch.delitem(sys.modules, "repro.recipes.bitsandbytes_workflows", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["hunt", "bitsandbytes", "--out", str(tmp_path / "hunt")])
+    err = capsys.readouterr().err.strip()
+    assert exited.value.code == 2 and len(err.splitlines()) == 1, err
+    assert "cannot import bitsandbytes" in err and "pip install 'bitsandbytes'" in err, err
+    assert not (tmp_path / "hunt").exists()
+
+
+# What each library's hunt must find, per recipe: the verdict with no reset, and what the source
+# line of the named place reads (line numbers move between versions; what is written there does not):
+# for a stale lookup, the lookup's line and the line its key was taken at; for state kept under a
+# key that is no address, the line where the traced runs part.
+HUNT_FINDINGS = {
+    "torch": {
+        "grad_scaler_trials": ("address-dependent", "torch/amp/grad_scaler.py", "_per_optimizer_states[id(optimizer)]",
+                               "_per_optimizer_states[id(optimizer)]"),
+        "parametrized_checkpoints": ("address-dependent", "torch/nn/utils/parametrize.py", "_cache.get(key)",
+                                     "key = (id(module), tensor_name)"),
+    },
+    "bitsandbytes": {
+        "frozen_layer_trials": ("address-dependent", "bitsandbytes/optim/optimizer.py", "pid2config[id(p)]",
+                                "self.pid2config[id(p)] = key_value_dict"),
+        "embedding_sweep": ("carries state", "bitsandbytes/optim/optimizer.py", "torch.zeros_like(p, dtype=dtype", None),
+    },
+}
+
+
+def _source_line(site: str) -> str:
+    import linecache
+    import site as site_packages
+
+    path, line = site.rsplit(":", 1)
+    for root in site_packages.getsitepackages():
+        if (text := linecache.getline(f"{root}/{path}", int(line))):
+            return text
+    raise AssertionError(f"no source line at {site}")
 
 
 @needs_asan
-@pytest.mark.slow  # about 90 s: two recipes through six differential checks, two scripts run both ways
-def test_hunt_torch_finds_each_stale_lookup_named_at_both_sites_and_the_reset_clean(tmp_path, capsys):
-    code = main(["hunt", "torch", "--out", str(tmp_path / "hunt")])
+@pytest.mark.slow  # about 90 s a library: two recipes through six differential checks, two scripts run both ways
+@pytest.mark.parametrize("library", list(HUNT_FINDINGS))
+def test_hunt_names_each_finding_where_it_is_and_the_reset_and_the_fix_clean(library, tmp_path, capsys):
+    import re
+
+    module = recipes_of(library)
+    code = main(["hunt", library, "--out", str(tmp_path / "hunt")])
     printed = capsys.readouterr().out
     results = json.loads((tmp_path / "hunt" / "results.json").read_text())
     assert code == hunt.EXIT_FINDINGS, printed
     cells = {c["hook"]: c for c in results["cells"]}
-    for recipe, lookup, taken in (("grad_scaler_trials", "torch/amp/grad_scaler.py:409", "torch/amp/grad_scaler.py:339"),
-                                  ("parametrized_checkpoints", "torch/nn/utils/parametrize.py:413",
-                                   "torch/nn/utils/parametrize.py:412")):
+    assert set(cells) == {r.__name__ for r in module.RECIPES}
+    for recipe, (verdict, path, at_lookup, at_key) in HUNT_FINDINGS[library].items():
         cell = cells[recipe]
-        assert cell["verdicts"] == {"no-reset": "address-dependent", "reset": "clean", "fixed": "clean"}, \
-            cell["reasons"]
-        assert f"| {recipe} |" in printed and f"{lookup} (key taken at {taken})" in printed
-        # Its script for upstream (torch only) fails as shipped and passes with the fix.
+        assert cell["verdicts"] == {"no-reset": verdict, "reset": "clean", "fixed": "clean"}, cell["reasons"]
+        row = next(line for line in printed.splitlines() if line.startswith(f"| {recipe} |"))
+        if at_key:  # the stale lookup, and where its key was taken from the object that is gone
+            named = re.findall(rf"({re.escape(path)}:\d+) \(key taken at ({re.escape(path)}:\d+)\)", row)
+            assert named and any(at_lookup in _source_line(lookup) and at_key in _source_line(taken)
+                                 for lookup, taken in named), (row, named)
+        else:
+            places = re.findall(rf"the runs part at ({re.escape(path)}:\d+)", row)
+            assert places and any(at_lookup in _source_line(p) for p in places), row
+        # Its script for upstream (torch and the library only) fails as shipped and passes with the fix.
         folder = tmp_path / "hunt" / "upstream" / recipe
         assert (cell["upstream"]["buggy_exit"], cell["upstream"]["fixed_exit"]) == (1, 0), \
             (folder / "run-buggy.txt").read_text() + (folder / "run-fixed.txt").read_text()
         assert "AssertionError" in (folder / "run-buggy.txt").read_text()
         script = (folder / "repro.py").read_text()
         assert "repro" not in script.replace("repro.py", "") and "harness" not in script
-    assert any(p.startswith("autograd/graph.py:") for p in results["undriven"])  # said, not hidden
-    assert (tmp_path / "hunt" / "table.md").read_text().startswith("# Hunt: torch ")
+    if library == "torch":
+        assert any(p.startswith("autograd/graph.py:") for p in results["undriven"])  # said, not hidden
+    assert (tmp_path / "hunt" / "table.md").read_text().startswith(f"# Hunt: {library} ")

@@ -206,7 +206,13 @@ def main(parser, args) -> int:
         if args.model or args.hook or args.every_model:
             parser.error("--model, --hook and --every-model choose diffusers hooks and models; "
                          f"a hunt in {args.library} runs its recipes")
-        return _in_new_folder(args, lambda out: hunt_library(args.library, out, args.out is None))
+        from repro.recipes import load
+        try:
+            module = load(args.library)
+        except ImportError as exc:
+            parser.error(f"cannot import {args.library} ({exc}): pip install '{args.library}' "
+                         "(the harness's 'hunt' extra installs every library it hunts)")
+        return _in_new_folder(args, lambda out: hunt_library(module, out, args.out is None))
     try:
         import diffusers
     except ImportError as exc:
@@ -292,20 +298,20 @@ def proposed_places(library: str, parts: tuple[str, ...]) -> list[str]:
     return [f"{Path(f.path).relative_to(root)}:{f.line}: {f.message}" for f in found.findings]
 
 
-def hunt_library(library: str, out: Path, point: bool) -> int:
-    """Each recipe of ``repro.recipes`` for ``library`` through the differential check, with no
-    reset and with the reset; the places ``scan`` proposes, each with the recipe that drives it
-    or said to have none."""
+def hunt_library(module, out: Path, point: bool) -> int:
+    """Each recipe of a library's recipe module (``repro.recipes``) through the differential check,
+    with no reset, with the reset and with the fix; the places ``scan`` proposes, each with the
+    recipe that drives it or said to have none."""
     from importlib.metadata import version
 
     from harness.differential.upstream import write_library_upstream
-    from repro.recipes import FIXED, MODES, load
+    from repro.recipes import FIXED, MODES
 
-    module, started = load(library), time.perf_counter()
+    library, started = module.LIBRARY, time.perf_counter()
     found_version = version(library)
     print(f"hunting {library} {found_version}: scanning {', '.join(module.SCAN)} for places to drive", flush=True)
     places = proposed_places(library, module.SCAN)
-    driven = tuple(f"{recipe.drives}:" for recipe in module.RECIPES)  # a place reads "path:line: message"
+    driven = tuple(f"{place}:" for recipe in module.RECIPES for place in recipe.drives)  # "path:line: message"
     print(f"  {len(places)} place(s) proposed; {len(module.RECIPES)} recipe(s); results in {out}", flush=True)
     prompts = out / "prompts.txt"
     prompts.write_text("\n".join(module.PROMPTS) + "\n")
@@ -313,8 +319,8 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
     cells = []
     with shared_processes():
         for i, recipe in enumerate(module.RECIPES, 1):
-            print(f"[{i}/{len(module.RECIPES)}] {recipe.__name__} (drives {recipe.drives})", flush=True)
-            cell, cell_started = Cell(recipe.__name__, library, "", places=[recipe.drives]), time.perf_counter()
+            print(f"[{i}/{len(module.RECIPES)}] {recipe.__name__} (drives {', '.join(recipe.drives)})", flush=True)
+            cell, cell_started = Cell(recipe.__name__, library, "", places=list(recipe.drives)), time.perf_counter()
             for mode in (*MODES, FIXED):
                 spec = f"{module.__name__}:{recipe.__name__}/{mode}"
                 cell.commands[mode] = (f"address-reuse differential --call {spec} --prompts PROMPTS --seed "
@@ -341,17 +347,24 @@ def hunt_library(library: str, out: Path, point: bool) -> int:
 
 
 def library_table(cells: list[Cell], undriven: list[str]) -> str:
-    lines = ["| recipe | drives | no reset | with the reset | with the fix | where the stale lookup is | script |",
+    lines = ["| recipe | drives | no reset | with the reset | with the fix | where | script |",
              "|---|---|---|---|---|---|---|"]
     for c in cells:
         verdict = f"**{c.outcome}**" if c.finding else c.outcome
-        named = "; ".join(c.sites)
+        # the stale lookup with where its key was taken; else (state kept under a key that is no
+        # address, which the sanitizer does not watch) where the traced runs part
+        named = "; ".join(c.sites) or "; ".join(f"the runs part at {_in_package(_place(p))}" for p in c.localised)
         script = (f"exits {c.upstream['buggy_exit']}, {c.upstream['fixed_exit']} with --fix" if c.upstream else "-")
-        lines.append(f"| {c.hook} | {c.places[0]} | {verdict} | {c.verdicts.get('reset', '-')} | "
+        lines.append(f"| {c.hook} | {', '.join(c.places)} | {verdict} | {c.verdicts.get('reset', '-')} | "
                      f"{c.verdicts.get('fixed', '-')} | {named or '-'} | {script} |")
     lines += ["", "Places scan proposes that no recipe drives:" if undriven else "Every place scan proposes is driven.",
               *[f"- {p}" for p in undriven]]
     return "\n".join(lines) + "\n"
+
+
+def _place(localised: str) -> str:
+    """``path:line`` of a localised finding (``axis: path:line: message``)."""
+    return localised.split(": ", 2)[1]
 
 
 def _in_package(path: str) -> str:

@@ -17,6 +17,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from harness.differential.check import ADDRESS_DEPENDENT, BOTH, CARRIES_STATE
 from harness.report.results import write_atomic
 
 SCRIPT = '''"""{hook} on a tiny {model} transformer, served back to back as a serving engine serves it:
@@ -196,9 +197,7 @@ LIBRARY_DRIVER = '''
 
 # --- the driver -------------------------------------------------------------------------------
 # Jobs run back to back in this one process, as a search, a notebook or a server runs them; each
-# job is compared with the same job run with the reset (no state kept from earlier jobs). An id()
-# is handed to a new object only when CPython puts it where a dead one was, which it does now and
-# then, so the jobs are served for up to ROUNDS rounds, with a new seed each round.
+# job is compared with the same job run with the reset (no state kept from earlier jobs).{rounds_why}
 ROUNDS = {rounds}
 
 
@@ -213,7 +212,7 @@ def main():
             assert torch.equal(actual, expected), (
                 f"round {{round_}}, job {{prompt!r}}: served after earlier jobs it differs from the same job with no "
                 f"state kept from them (max abs diff {{(actual - expected).abs().max():.3g}}): the state kept at "
-                f"{place} ({library} {version}) was met by a new object through a dead one's id()")
+                f"{place} ({library} {version}) {cause}")
     print(f"OK: {{ROUNDS}} rounds of {{len(PROMPTS)}} jobs, each equal to the same job with no state kept"
           + (" (with the fix)" if fix else ""))
 
@@ -223,9 +222,20 @@ if __name__ == "__main__":
 '''
 
 
-def library_script_source(module, recipe, version: str, rounds: int = 1000) -> str:
+# What the driver's failure says, and why it serves many rounds, by the cell's finding.
+_SCRIPT_CAUSE = {
+    CARRIES_STATE: ("was carried from an earlier job into this one", ""),
+    ADDRESS_DEPENDENT: ("was met by a new object through a dead one's id()",
+                        "\n# An id() is handed to a new object only when CPython puts it where a dead one was, which it\n"
+                        "# does now and then, so the jobs are served for up to ROUNDS rounds, with a new seed each round."),
+}
+_SCRIPT_CAUSE[BOTH] = _SCRIPT_CAUSE[ADDRESS_DEPENDENT]
+
+
+def library_script_source(module, recipe, version: str, finding: str, rounds: int = 1000) -> str:
     """The recipe's module as a script of its own (torch and the library only): its source with
-    this project's imports and marks taken out, and the driver above."""
+    this project's imports and marks taken out, and the driver above, whose failure says what
+    ``finding`` (the cell's outcome) means."""
     source = inspect.getsource(module)
     source = re.sub(r"^from repro\.recipes import .*\n", "", source, flags=re.M)
     source = re.sub(r"^@drives\(.*\)\n", "", source, flags=re.M)
@@ -238,14 +248,14 @@ def library_script_source(module, recipe, version: str, rounds: int = 1000) -> s
               f'"""\nimport sys\n')
     body = source.split('"""', 2)[2]  # the module's own docstring is replaced by the header
     return header + body.rstrip() + "\n" + LIBRARY_DRIVER.format(
-        rounds=rounds, fix=recipe.fix.__name__, recipe=recipe.__name__, place=recipe.drives,
+        rounds=rounds, rounds_why=_SCRIPT_CAUSE[finding][1], cause=_SCRIPT_CAUSE[finding][0], fix=recipe.fix.__name__, recipe=recipe.__name__, place=", ".join(recipe.drives),
         library=module.LIBRARY, version=version)
 
 
 def write_library_upstream(cell, module, recipe, version: str, folder: Path) -> Path:
     """The finding's folder for a recipe: repro.py, its two runs' output, README.md."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / "repro.py", library_script_source(module, recipe, version).encode())
+    write_atomic(folder / "repro.py", library_script_source(module, recipe, version, cell.outcome).encode())
     buggy_code, buggy_out = run_script(folder)
     fixed_code, fixed_out = run_script(folder, "--fix")
     write_atomic(folder / "run-buggy.txt", f"$ python repro.py\n{buggy_out}\n(exit {buggy_code})\n".encode())
@@ -268,7 +278,7 @@ id() or address the allocator gave its objects).
 ```
 
 ## Where
-The place `scan` proposed and this workflow drives: `{recipe.drives}`. What the check named (the stale lookup,
+The places `scan` proposed and this workflow drives: {", ".join(f"`{p}`" for p in recipe.drives)}. What the check named (the stale lookup,
 with where its key was taken from the object that is gone):
 {named}
 

@@ -4,7 +4,7 @@ plain function ``recipe(prompt, seed, reset=False)`` that builds, uses and lets 
 objects, one job per call; ``reset=True`` is what a user can do today to keep the library's state
 from one job out of the next. A module names the prompts its jobs are served with (``PROMPTS``)
 and the package parts ``scan`` looks in for the places worth driving (``SCAN``); each recipe
-names the place it drives (``recipe.drives``, ``path/in/package.py:line``).
+names the places it drives (``recipe.drives``, each ``path/in/package.py:line``).
 
 ``repro.recipes.torch_workflows:grad_scaler_trials/no-reset`` is the recipe as a
 ``differential --call`` spec (``/reset`` with the reset; ``/fixed`` with no reset and the library
@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 
-LIBRARIES = {"torch": "repro.recipes.torch_workflows"}
+LIBRARIES = {"torch": "repro.recipes.torch_workflows", "bitsandbytes": "repro.recipes.bitsandbytes_workflows"}
 MODES = ("no-reset", "reset")
 FIXED = "fixed"  # served with no reset, the library patched by the recipe's fix
 
@@ -25,11 +25,12 @@ def load(library: str):
     return importlib.import_module(LIBRARIES[library])
 
 
-def drives(place: str, fix):
-    """Mark a recipe with the place in the library it drives (``path/in/package.py:line``) and
-    ``fix()``, which patches the library in this process the way its maintainers could fix it."""
+def drives(*places: str, fix):
+    """Mark a recipe with the places in the library it drives (each ``path/in/package.py:line``, as
+    ``scan`` names a place) and ``fix()``, which patches the library in this process the way its
+    maintainers could fix it."""
     def mark(fn):
-        fn.drives, fn.fix = place, fix
+        fn.drives, fn.fix = places, fix
         return fn
     return mark
 
