@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 
 import pytest
@@ -153,7 +154,9 @@ def test_every_recipe_names_places_scan_proposes_and_runs_as_a_call(library):
     assert module.LIBRARY == library
     proposed = {":".join(p.split(":", 2)[:2]) for p in hunt.proposed_places(library, module.SCAN)}
     for recipe in module.RECIPES:
-        assert recipe.drives and set(recipe.drives) <= proposed, (recipe.__name__, sorted(proposed))
+        assert recipe.drives, recipe.__name__
+        for place in set(recipe.drives) - proposed:  # read in the source: a line of code in the installed package
+            assert _source_line(f"{library}/{place}").strip(), place
         for mode in MODES:
             assert callable(resolve_call(f"{module.__name__}:{recipe.__name__}/{mode}"))
 
@@ -170,31 +173,65 @@ def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_
     assert not (tmp_path / "hunt").exists()
 
 
+@pytest.mark.core_model
+def test_accelerates_tied_params_map_goes_stale_on_a_load_and_the_sanitizer_names_the_lookup():
+    # The hunt's cell shows it only when glibc hands the freed weight's block to a later weight
+    # (most runs, not all); twenty loads under the sanitizer meet it every time.
+    import os
+    import subprocess
+    from pathlib import Path
+
+    recipes_of("accelerate")
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    script = root / "tests" / "sanitize_cases" / "accelerate_tied_loads.py"
+    runs = {how: subprocess.run([sys.executable, "-m", "harness", "sanitize", "--", sys.executable, str(script), *how],
+                                cwd=root, env=env, capture_output=True, text=True, timeout=240) for how in ((), ("fix",))}
+    shipped, fixed = runs[()], runs[("fix",)]
+    assert shipped.returncode == 1, shipped.stderr[-2000:]
+    lookup = re.search(r"matched at \S*accelerate/utils/modeling\.py:(\d+) in set_module_tensor_to_device", shipped.stderr)
+    assert lookup and "tied_params_map" in _source_line(f"accelerate/utils/modeling.py:{lookup[1]}"), shipped.stderr[-2000:]
+    assert fixed.returncode == 0 and "no stale address match" in fixed.stderr, fixed.stderr[-2000:]
+    assert fixed.stdout.strip() == "0 of 20 loads wrong"
+
+
 # What each library's hunt must find, per recipe: the verdict with no reset, and what the source
-# line of the named place reads (line numbers move between versions; what is written there does not):
-# for a stale lookup, the lookup's line and the line its key was taken at; for state kept under a
-# key that is no address, the line where the traced runs part.
+# lines of the named places read (line numbers move between versions; what is written there does
+# not): for a stale lookup, (its file, its line's text) and (the file and text of the line its key
+# was taken at); for state kept under a key that is no address, where the traced runs part.
 HUNT_FINDINGS = {
     "torch": {
-        "grad_scaler_trials": ("address-dependent", "torch/amp/grad_scaler.py", "_per_optimizer_states[id(optimizer)]",
-                               "_per_optimizer_states[id(optimizer)]"),
-        "parametrized_checkpoints": ("address-dependent", "torch/nn/utils/parametrize.py", "_cache.get(key)",
-                                     "key = (id(module), tensor_name)"),
+        "grad_scaler_trials": ("address-dependent", ("torch/amp/grad_scaler.py", "_per_optimizer_states[id(optimizer)]"),
+                               ("torch/amp/grad_scaler.py", "_per_optimizer_states[id(optimizer)]")),
+        "parametrized_checkpoints": ("address-dependent", ("torch/nn/utils/parametrize.py", "_cache.get(key)"),
+                                     ("torch/nn/utils/parametrize.py", "key = (id(module), tensor_name)")),
     },
     "bitsandbytes": {
-        "frozen_layer_trials": ("address-dependent", "bitsandbytes/optim/optimizer.py", "pid2config[id(p)]",
-                                "self.pid2config[id(p)] = key_value_dict"),
-        "embedding_sweep": ("carries state", "bitsandbytes/optim/optimizer.py", "torch.zeros_like(p, dtype=dtype", None),
+        "frozen_layer_trials": ("address-dependent", ("bitsandbytes/optim/optimizer.py", "pid2config[id(p)]"),
+                                ("bitsandbytes/optim/optimizer.py", "self.pid2config[id(p)] = key_value_dict")),
+        "embedding_sweep": ("carries state", ("bitsandbytes/optim/optimizer.py", "torch.zeros_like(p, dtype=dtype"), None),
     },
+    "accelerate": {
+        # The map is seeded by the recipe, as dispatch_model seeds it: the key is taken there. The
+        # check sees it only where glibc hands the freed weight's block to a later weight, which it
+        # does in most runs, not all (a clean cell then; the sanitizer test above meets it always).
+        "tied_checkpoint_loads": (("address-dependent", "clean"), ("accelerate/utils/modeling.py", "tied_params_map"),
+                                  ("repro/recipes/accelerate_workflows.py", ".data_ptr(): {}")),
+        "offloaded_models": ("clean", (None, None), None),
+    },
+    "transformers": {"detr_sweep": ("clean", (None, None), None)},
+    # one run builds a LoRA layer where the other goes on: the model that got the first model's modules
+    "peft": {"all_linear_sweep": ("carries state", ("peft/tuners/lora/layer.py", "self.lora_A[adapter_name] = nn.Linear"), None)},
 }
 
 
 def _source_line(site: str) -> str:
     import linecache
     import site as site_packages
+    from pathlib import Path
 
     path, line = site.rsplit(":", 1)
-    for root in site_packages.getsitepackages():
+    for root in [*site_packages.getsitepackages(), str(Path(__file__).parents[1])]:
         if (text := linecache.getline(f"{root}/{path}", int(line))):
             return text
     raise AssertionError(f"no source line at {site}")
@@ -204,26 +241,32 @@ def _source_line(site: str) -> str:
 @pytest.mark.slow  # about 90 s a library: two recipes through six differential checks, two scripts run both ways
 @pytest.mark.parametrize("library", list(HUNT_FINDINGS))
 def test_hunt_names_each_finding_where_it_is_and_the_reset_and_the_fix_clean(library, tmp_path, capsys):
-    import re
-
     module = recipes_of(library)
     code = main(["hunt", library, "--out", str(tmp_path / "hunt")])
     printed = capsys.readouterr().out
     results = json.loads((tmp_path / "hunt" / "results.json").read_text())
-    assert code == hunt.EXIT_FINDINGS, printed
     cells = {c["hook"]: c for c in results["cells"]}
     assert set(cells) == {r.__name__ for r in module.RECIPES}
-    for recipe, (verdict, path, at_lookup, at_key) in HUNT_FINDINGS[library].items():
+    assert code == (hunt.EXIT_FINDINGS if any(Cell(**c).finding for c in cells.values()) else 0), printed
+    for recipe, (verdict, (path, text), key) in HUNT_FINDINGS[library].items():
         cell = cells[recipe]
-        assert cell["verdicts"] == {"no-reset": verdict, "reset": "clean", "fixed": "clean"}, cell["reasons"]
+        fix = {"fixed": "clean"} if getattr(module, recipe).fix else {}
+        accepted = verdict if isinstance(verdict, tuple) else (verdict,)
+        assert cell["verdicts"]["no-reset"] in accepted, cell["reasons"]
+        assert cell["verdicts"] == {"no-reset": cell["verdicts"]["no-reset"], "reset": "clean", **fix}, cell["reasons"]
+        if cell["verdicts"]["no-reset"] == "clean":
+            assert not cell["upstream"]
+            continue
         row = next(line for line in printed.splitlines() if line.startswith(f"| {recipe} |"))
-        if at_key:  # the stale lookup, and where its key was taken from the object that is gone
-            named = re.findall(rf"({re.escape(path)}:\d+) \(key taken at ({re.escape(path)}:\d+)\)", row)
-            assert named and any(at_lookup in _source_line(lookup) and at_key in _source_line(taken)
+        named = key and re.findall(rf"({re.escape(path)}:\d+) \(key taken at ({re.escape(key[0])}:\d+)\)", row)
+        if key and not named and isinstance(verdict, tuple):  # seen by chance: the sanitizer's re-runs may not meet it
+            assert "the runs part at" in row, row
+        elif key:  # the stale lookup, and where its key was taken from the object that is gone
+            assert named and any(text in _source_line(lookup) and key[1] in _source_line(taken)
                                  for lookup, taken in named), (row, named)
         else:
-            places = re.findall(rf"the runs part at ({re.escape(path)}:\d+)", row)
-            assert places and any(at_lookup in _source_line(p) for p in places), row
+            places = re.findall(rf"({re.escape(path)}:\d+)", row)  # where one run or the other goes when they part
+            assert "the runs part at" in row and places and any(text in _source_line(p) for p in places), row
         # Its script for upstream (torch and the library only) fails as shipped and passes with the fix.
         folder = tmp_path / "hunt" / "upstream" / recipe
         assert (cell["upstream"]["buggy_exit"], cell["upstream"]["fixed_exit"]) == (1, 0), \

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import os
 import io
 import json
 import shutil
@@ -44,7 +45,7 @@ class Cell:
     commands: dict = field(default_factory=dict)  # mode -> the command that re-runs it
     places: list = field(default_factory=list)  # where the hook's state lives: "path:line: class"
     localised: list = field(default_factory=list)  # "path:line: message" where the runs part
-    sites: list = field(default_factory=list)  # "lookup path:line (key taken at path:line)", the sanitizer's
+    sites: list = field(default_factory=list)  # "lookup path:line (key taken at path:line)"; "the runs part at path:line"
     upstream: dict = field(default_factory=dict)  # the finding's folder and its script's two exit codes
     seconds: float = 0.0
 
@@ -111,7 +112,8 @@ def _first_line(exc: BaseException) -> str:
 
 def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, list, list]:
     """Run ``differential --call spec`` (and ``options``) into ``out``: (verdict, reason, seconds,
-    places where the runs part, the stale lookups the sanitizer named with where their key was taken)."""
+    places named, the sites: each stale lookup the sanitizer named with where its key was taken, and
+    each place where the traced runs part)."""
     from harness.differential.command import differential
 
     started = time.perf_counter()
@@ -124,8 +126,13 @@ def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, l
         return FAILED, f"the check could not run (exit {code})", time.perf_counter() - started, [], []
     results = json.loads(results_file.read_text())
     places = [f"{f['axis']}: {f['place']}" for f in results.get("localised", [])]
+    localised = results.get("localised", [])
     sites = [f"{_in_package(f['lookup'])} (key taken at {_in_package(f['key_taken'] or '?')})"
-             for f in results.get("localised", []) if f.get("lookup")]
+             for f in localised if f.get("lookup")]
+    # state kept under a key that is no address, which the sanitizer does not watch: where the traced runs part
+    sites += [f"the runs part at {_in_package(d['path'])}:{d['line']}"
+              + (f" and {_in_package(o['path'])}:{o['line']}" if (o := d.get("other")) else "")
+              for f in localised if (d := f.get("divergence"))]
     return results["verdict"], results["reason"], time.perf_counter() - started, places, sites
 
 
@@ -312,7 +319,12 @@ def hunt_library(module, out: Path, point: bool) -> int:
     print(f"hunting {library} {found_version}: scanning {', '.join(module.SCAN)} for places to drive", flush=True)
     places = proposed_places(library, module.SCAN)
     driven = tuple(f"{place}:" for recipe in module.RECIPES for place in recipe.drives)  # "path:line: message"
+    read = {place for recipe in module.RECIPES for place in recipe.drives  # driven, though scan does not propose it
+            if not any(p.startswith(f"{place}:") for p in places)}
     print(f"  {len(places)} place(s) proposed; {len(module.RECIPES)} recipe(s); results in {out}", flush=True)
+    if not places:
+        print(f"  scan proposes no place in {', '.join(module.SCAN)}: the recipes drive places read in the source",
+              flush=True)
     prompts = out / "prompts.txt"
     prompts.write_text("\n".join(module.PROMPTS) + "\n")
     options = ("--prompts", str(prompts))
@@ -320,8 +332,10 @@ def hunt_library(module, out: Path, point: bool) -> int:
     with shared_processes():
         for i, recipe in enumerate(module.RECIPES, 1):
             print(f"[{i}/{len(module.RECIPES)}] {recipe.__name__} (drives {', '.join(recipe.drives)})", flush=True)
-            cell, cell_started = Cell(recipe.__name__, library, "", places=list(recipe.drives)), time.perf_counter()
-            for mode in (*MODES, FIXED):
+            cell = Cell(recipe.__name__, library, "", places=[f"{p} (read in the source; scan does not propose it)"
+                                                               if p in read else p for p in recipe.drives])
+            cell_started = time.perf_counter()
+            for mode in (*MODES, FIXED) if recipe.fix else MODES:
                 spec = f"{module.__name__}:{recipe.__name__}/{mode}"
                 cell.commands[mode] = (f"address-reuse differential --call {spec} --prompts PROMPTS --seed "
                                        f"{' '.join(HUNT_SEEDS)} --requests {HUNT_REQUESTS}")
@@ -339,34 +353,36 @@ def hunt_library(module, out: Path, point: bool) -> int:
                       f"{cell.upstream['fixed_exit']} with --fix)", flush=True)
             cell.seconds = time.perf_counter() - cell_started
             cells.append(cell)
-    undriven = [p for p in places if not p.startswith(driven)]
+    unreachable = {p: why for p in places for at, why in getattr(module, "UNREACHABLE", {}).items() if p.startswith(f"{at}:")}
+    undriven = [p for p in places if not p.startswith(driven) and p not in unreachable]
     results = {"kind": "hunt", "library": library, "version": found_version, "proposed": places,
-               "undriven": undriven, "cells": [asdict(c) for c in cells],
+               "undriven": undriven, "unreachable": unreachable, "cells": [asdict(c) for c in cells],
                "seconds": round(time.perf_counter() - started, 1)}
-    return _finish(out, results, cells, library_table(cells, undriven), point)
+    return _finish(out, results, cells, library_table(cells, places, undriven, unreachable), point)
 
 
-def library_table(cells: list[Cell], undriven: list[str]) -> str:
+def library_table(cells: list[Cell], proposed: list[str], undriven: list[str], unreachable: dict) -> str:
     lines = ["| recipe | drives | no reset | with the reset | with the fix | where | script |",
              "|---|---|---|---|---|---|---|"]
     for c in cells:
         verdict = f"**{c.outcome}**" if c.finding else c.outcome
-        # the stale lookup with where its key was taken; else (state kept under a key that is no
-        # address, which the sanitizer does not watch) where the traced runs part
-        named = "; ".join(c.sites) or "; ".join(f"the runs part at {_in_package(_place(p))}" for p in c.localised)
+        named = "; ".join(c.sites)
+        if named and not c.finding:  # stale keys met, and no result changed by them
+            named = f"stale lookups seen, no result changed: {named}"
         script = (f"exits {c.upstream['buggy_exit']}, {c.upstream['fixed_exit']} with --fix" if c.upstream else "-")
         lines.append(f"| {c.hook} | {', '.join(c.places)} | {verdict} | {c.verdicts.get('reset', '-')} | "
                      f"{c.verdicts.get('fixed', '-')} | {named or '-'} | {script} |")
-    lines += ["", "Places scan proposes that no recipe drives:" if undriven else "Every place scan proposes is driven.",
-              *[f"- {p}" for p in undriven]]
+    lines += ["", "Places scan proposes that no recipe drives:" if undriven else
+              "Every place scan proposes that can be reached here is driven." if proposed else
+              "scan proposes no place here: the recipes drive places read in the source.", *[f"- {p}" for p in undriven]]
+    if unreachable:
+        lines += ["", "Places scan proposes that cannot be reached on this machine:",
+                  *[f"- {p} (why: {why})" for p, why in unreachable.items()]]
     return "\n".join(lines) + "\n"
 
 
-def _place(localised: str) -> str:
-    """``path:line`` of a localised finding (``axis: path:line: message``)."""
-    return localised.split(": ", 2)[1]
-
-
 def _in_package(path: str) -> str:
-    """A path as the package names it: from after ``site-packages/``."""
-    return path.rsplit("site-packages/", 1)[-1]
+    """A path as the package names it (from after ``site-packages/``), or as this checkout does."""
+    if "site-packages/" in path:
+        return path.rsplit("site-packages/", 1)[-1]
+    return os.path.relpath(path) if os.path.isabs(path) and path.startswith(os.getcwd()) else path

@@ -204,7 +204,7 @@ ROUNDS = {rounds}
 def main():
     fix = "--fix" in sys.argv
     if fix:
-        {fix}()
+        {fix_call}
     for round_ in range(ROUNDS):
         for prompt in PROMPTS:
             actual = {recipe}(prompt, round_)
@@ -225,14 +225,16 @@ if __name__ == "__main__":
 # What the driver's failure says, and why it serves many rounds, by the cell's finding.
 _SCRIPT_CAUSE = {
     CARRIES_STATE: ("was carried from an earlier job into this one", ""),
-    ADDRESS_DEPENDENT: ("was met by a new object through a dead one's id()",
+    ADDRESS_DEPENDENT: ("was met by a new object through a dead one's id() or address",
                         "\n# An id() is handed to a new object only when CPython puts it where a dead one was, which it\n"
                         "# does now and then, so the jobs are served for up to ROUNDS rounds, with a new seed each round."),
 }
 _SCRIPT_CAUSE[BOTH] = _SCRIPT_CAUSE[ADDRESS_DEPENDENT]
+# State carried from job to job shows in the first round; an id() met again, only now and then.
+_SCRIPT_ROUNDS = {CARRIES_STATE: 10, ADDRESS_DEPENDENT: 1000, BOTH: 1000}
 
 
-def library_script_source(module, recipe, version: str, finding: str, rounds: int = 1000) -> str:
+def library_script_source(module, recipe, version: str, finding: str) -> str:
     """The recipe's module as a script of its own (torch and the library only): its source with
     this project's imports and marks taken out, and the driver above, whose failure says what
     ``finding`` (the cell's outcome) means."""
@@ -241,14 +243,17 @@ def library_script_source(module, recipe, version: str, finding: str, rounds: in
     source = re.sub(r"^@drives\(.*\)\n", "", source, flags=re.M)
     source = re.sub(r"^__getattr__ = .*\n", "", source, flags=re.M)
     header = (f'"""{recipe.__name__}: {inspect.getdoc(recipe).splitlines()[0]}\n\n'
-              f"    python repro.py         # fails (AssertionError) at the first job that follows a dead object's state\n"
-              f"    python repro.py --fix   # the library patched with {recipe.fix.__name__}(): passes\n\n"
+              f"    python repro.py         # fails (AssertionError) at the first job that differs from itself with no state kept\n"
+              + (f"    python repro.py --fix   # the library patched with {recipe.fix.__name__}(): passes\n\n" if recipe.fix
+                 else "    (no fix is known for this yet)\n\n") +
               f"Needs only torch{'' if module.LIBRARY == 'torch' else ' and ' + module.LIBRARY} "
               f"(found with {module.LIBRARY} {version}).\n"
               f'"""\nimport sys\n')
     body = source.split('"""', 2)[2]  # the module's own docstring is replaced by the header
     return header + body.rstrip() + "\n" + LIBRARY_DRIVER.format(
-        rounds=rounds, rounds_why=_SCRIPT_CAUSE[finding][1], cause=_SCRIPT_CAUSE[finding][0], fix=recipe.fix.__name__, recipe=recipe.__name__, place=", ".join(recipe.drives),
+        rounds=_SCRIPT_ROUNDS[finding], rounds_why=_SCRIPT_CAUSE[finding][1], cause=_SCRIPT_CAUSE[finding][0], recipe=recipe.__name__,
+        fix_call=f"{recipe.fix.__name__}()" if recipe.fix else 'sys.exit("no fix is known for this yet")',
+        place=", ".join(recipe.drives),
         library=module.LIBRARY, version=version)
 
 
@@ -283,7 +288,7 @@ with where its key was taken from the object that is gone):
 {named}
 
 ## Suggested fix
-{inspect.getdoc(recipe.fix)}
+{inspect.getdoc(recipe.fix) if recipe.fix else "None known yet."}
 
 `python repro.py --fix` (exit {fixed_code}):
 ```

@@ -3,8 +3,9 @@ do, for ``address-reuse hunt LIBRARY``: one module per library (``LIBRARIES``). 
 plain function ``recipe(prompt, seed, reset=False)`` that builds, uses and lets go of its own
 objects, one job per call; ``reset=True`` is what a user can do today to keep the library's state
 from one job out of the next. A module names the prompts its jobs are served with (``PROMPTS``)
-and the package parts ``scan`` looks in for the places worth driving (``SCAN``); each recipe
-names the places it drives (``recipe.drives``, each ``path/in/package.py:line``).
+and the package parts ``scan`` looks in for the places worth driving (``SCAN``), and may name the
+places that no run on a machine without a GPU or a cluster reaches, with why (``UNREACHABLE``);
+each recipe names the places it drives (``recipe.drives``, each ``path/in/package.py:line``).
 
 ``repro.recipes.torch_workflows:grad_scaler_trials/no-reset`` is the recipe as a
 ``differential --call`` spec (``/reset`` with the reset; ``/fixed`` with no reset and the library
@@ -15,7 +16,13 @@ from __future__ import annotations
 import functools
 import importlib
 
-LIBRARIES = {"torch": "repro.recipes.torch_workflows", "bitsandbytes": "repro.recipes.bitsandbytes_workflows"}
+LIBRARIES = {
+    "torch": "repro.recipes.torch_workflows",
+    "bitsandbytes": "repro.recipes.bitsandbytes_workflows",
+    "accelerate": "repro.recipes.accelerate_workflows",
+    "transformers": "repro.recipes.transformers_workflows",
+    "peft": "repro.recipes.peft_workflows",
+}
 MODES = ("no-reset", "reset")
 FIXED = "fixed"  # served with no reset, the library patched by the recipe's fix
 
@@ -25,10 +32,10 @@ def load(library: str):
     return importlib.import_module(LIBRARIES[library])
 
 
-def drives(*places: str, fix):
+def drives(*places: str, fix=None):
     """Mark a recipe with the places in the library it drives (each ``path/in/package.py:line``, as
     ``scan`` names a place) and ``fix()``, which patches the library in this process the way its
-    maintainers could fix it."""
+    maintainers could fix what the recipe finds (None where it finds nothing to fix)."""
     def mark(fn):
         fn.drives, fn.fix = places, fix
         return fn
@@ -41,7 +48,7 @@ def as_calls(recipes) -> callable:
 
     def __getattr__(name: str):
         recipe, _, mode = name.partition("/")
-        if recipe not in by_name or mode not in (*MODES, FIXED):
+        if recipe not in by_name or mode not in (*MODES, FIXED) or (mode == FIXED and not by_name[recipe].fix):
             raise AttributeError(name)
         if mode == FIXED and recipe not in fixed:  # patched once, at look-up: a warm process forks after it
             by_name[recipe].fix()
