@@ -83,8 +83,10 @@ def shifted(shift: int) -> str:
 # sanitizer names the lookup where it met, in the very run that shows whether an output changed.
 RECYCLED = "recycled"
 # Where the normal run's output depended on addresses and the run with recycled ids met no stale
-# key, the normal run is served again under the sanitizer, up to this many times: the sanitizer's
-# own allocations move the heap, and the freed block may go to another tensor in one re-run.
+# key, the normal run is served again under the sanitizer, at the id shift of each run that
+# diverged and then at others, up to this many: each re-run forks from the same warm process,
+# and the sanitizer's own allocations move the heap, so the freed block may go to another tensor
+# at one shift and not at another.
 SANITIZED_TRIES = 3
 
 
@@ -459,7 +461,9 @@ def build_results(plan, label: str, cache: str | None, outputs: dict, seconds: f
     if first is not None:
         run = records[first]["diverged_in"][0]
         results["first_diverged"] = {**{k: records[first][k] for k in ("seed", "request", "prompt")}, "run": run,
-                                     "id_shift": outputs[run].get("id_shift", 0)}
+                                     "id_shift": outputs[run].get("id_shift", 0),
+                                     "id_shifts": list(dict.fromkeys(outputs[name].get("id_shift", 0)
+                                                                     for name in records[first]["diverged_in"]))}
         suspect = outputs[run]["requests"][first]
         if a[first]["frames"] is not None and suspect["frames"] is not None:
             results["clips"]["first_diverged"] = {"never_reuse": encode_clip(a[first]["frames"]),
@@ -710,10 +714,12 @@ def check(parser, args) -> int:
                     RECYCLED in r.get("diverged_in", ()) for r in results["records"]))
             elif "address" in first:
                 started = time.perf_counter()
-                for attempt in range(1, SANITIZED_TRIES + 1):
-                    print(f"localising: the normal run again, under address-reuse sanitize ({attempt}/"
-                          f"{SANITIZED_TRIES})", flush=True)
-                    results["sanitized"] = sanitized_rerun({**job, "id_shift": shift}, processes["normal"],
+                diverged = results["first_diverged"]["id_shifts"]
+                shifts = list(dict.fromkeys([*diverged, 0, *ID_SHIFTS]))[:SANITIZED_TRIES]
+                for attempt, id_shift in enumerate(shifts, 1):
+                    print(f"localising: the normal run again, under address-reuse sanitize (id shift {id_shift}, "
+                          f"{attempt}/{len(shifts)})", flush=True)
+                    results["sanitized"] = sanitized_rerun({**job, "id_shift": id_shift}, processes["normal"],
                                                            Path(tmp), args.call_timeout * len(requests) + 60, attempt)
                     if results["sanitized"]["findings"]:
                         break

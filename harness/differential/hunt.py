@@ -367,7 +367,9 @@ def library_table(cells: list[Cell], proposed: list[str], undriven: list[str], u
     for c in cells:
         verdict = f"**{c.outcome}**" if c.finding else c.outcome
         named = "; ".join(c.sites)
-        if named and not c.finding:  # stale keys met, and no result changed by them
+        if c.finding and not named:
+            named = "not named: the sanitizer's runs met no stale key this time"
+        elif named and not c.finding:  # stale keys met, and no result changed by them
             named = f"stale lookups seen, no result changed: {named}"
         script = (f"exits {c.upstream['buggy_exit']}, {c.upstream['fixed_exit']} with --fix" if c.upstream else "-")
         lines.append(f"| {c.hook} | {', '.join(c.places)} | {verdict} | {c.verdicts.get('reset', '-')} | "
