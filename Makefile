@@ -33,15 +33,25 @@ env: $(STAMP)
 $(STAMP): pyproject.toml
 ifdef PY
 	$(PY) -c "import torch" || { echo "error: PY=$(PY) has no torch; install it there or drop PY to use .venv"; exit 2; }
-	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test,diffusers,video,hunt]"
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e ".[test,diffusers,video]"
 else
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q "$(TORCH_SPEC)"
-	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test,diffusers,video,hunt]"
+	$(QUIET_EDITABLE) $(VENV)/bin/python -m pip install -q -e ".[test,diffusers,video]"
 endif
 	echo "$(TORCH_SPEC) $(PY)" > $@
 	@echo "the tools: $(dir $(ENV_PY))address-reuse ... or $(ENV_PY) -m harness ... $(ACTIVATE_HINT)"
+
+# The libraries `hunt` drives besides torch and diffusers (the 'hunt' extra: bitsandbytes,
+# accelerate, transformers, peft), installed for the hunt and for make test-all, which runs their
+# tests. Not for make test: diffusers imports accelerate, bitsandbytes and transformers wherever
+# they are installed, about 2.5 s more in each of the many processes that import it; their tests
+# skip there, and say so.
+HUNT_STAMP := $(if $(PY),.env-external-hunt.stamp,$(VENV)/.hunt-installed)
+$(HUNT_STAMP): $(STAMP)
+	$(QUIET_EDITABLE) $(ENV_PY) -m pip install -q -e ".[hunt]"
+	touch $@
 
 # Bytecode caches on for the run, even where the environment sets PYTHONDONTWRITEBYTECODE:
 # the suite starts many Python processes (workers, command lines, snippets, pytest in pytest),
@@ -54,7 +64,7 @@ TEST_MARKERS ?= not slow
 test: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(ENV_PY) -m pytest -n auto --dist worksteal -m "$(TEST_MARKERS)" $(PYTEST_ARGS)
 
-test-all: $(STAMP)
+test-all: $(HUNT_STAMP)
 	$(MAKE) test TEST_MARKERS=
 
 # Ctrl-C: a tool prints its one line and exits 130 (harness/interrupt.py); make would add its own
@@ -93,8 +103,9 @@ selfcheck: $(STAMP)
 
 # Every hook configuration the installed diffusers ships, on tiny transformers, through the
 # differential check with and without the documented reset: the table, and a folder per finding.
-# HUNT_LIBRARY=torch runs torch's workflows (repro/recipes) instead.
+# HUNT_LIBRARY=torch (or bitsandbytes, accelerate, transformers, peft) runs that library's
+# workflows (repro/recipes) instead.
 HUNT_LIBRARY ?= diffusers
 HUNT_ARGS ?=
-hunt: $(STAMP)
+hunt: $(HUNT_STAMP)
 	$(call interruptible,$(ENV_PY) -m harness hunt $(HUNT_LIBRARY) $(HUNT_ARGS))

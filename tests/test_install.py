@@ -40,12 +40,13 @@ def test_diffusers_and_the_video_writer_are_extras_with_the_tested_range():
 @pytest.mark.core_model
 @pytest.mark.cpu
 def test_the_makefile_installs_every_extra():
-    """`make test` and `make repro` install what the tests and the real models need."""
+    """`make test` and `make repro` install what the tests and the real models need; make
+    test-all and make hunt add the libraries the hunt drives."""
     installs = [line for line in (ROOT / "Makefile").read_text().splitlines() if "pip install" in line and "-e" in line]
     assert installs, "the Makefile installs the project nowhere"
-    for line in installs:
-        extras = set(re.search(r'"\.\[([\w,]+)\]"', line).group(1).split(","))
-        assert extras == set(PYPROJECT["project"]["optional-dependencies"]), line
+    extras = [set(re.search(r'"\.\[([\w,]+)\]"', line).group(1).split(",")) for line in installs]
+    assert set().union(*extras) == set(PYPROJECT["project"]["optional-dependencies"]), installs
+    assert {"test", "diffusers", "video"} in extras and {"hunt"} in extras, installs
 
 
 @pytest.mark.cpu
