@@ -73,6 +73,19 @@ def _run(cmd, **kwargs):
     return done
 
 
+def _shared_without_the_hunt_extra(folder: Path) -> Path:
+    """This environment's packages as one folder of links, less the libraries of the 'hunt' extra:
+    a user's environment has its torch, not the libraries this one holds for the hunt (which
+    would meet the user's diffusers and its own huggingface-hub, of another release)."""
+    hunt = {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0].lower() for r in PYPROJECT["project"]["optional-dependencies"]["hunt"]}
+    folder.mkdir()
+    for site in (p for p in sys.path if p.endswith("site-packages")):
+        for entry in Path(site).iterdir():
+            if entry.name.split("-")[0].lower() not in hunt and not (folder / entry.name).exists():
+                (folder / entry.name).symlink_to(entry)
+    return folder
+
+
 @pytest.mark.cpu
 @pytest.mark.diffusion
 @pytest.mark.slow  # a pip install into a fresh environment
@@ -87,7 +100,7 @@ def test_installs_into_an_environment_with_another_diffusers_and_leaves_it(tmp_p
     venv.create(env_dir, with_pip=False)  # pip, setuptools and torch come from this environment
     python = env_dir / "bin" / "python"
     purelib = _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
-    Path(purelib, "shared-with-tests.pth").write_text("\n".join(p for p in sys.path if p.endswith("site-packages")))
+    Path(purelib, "shared-with-tests.pth").write_text(str(_shared_without_the_hunt_extra(tmp_path / "shared")))
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the checkout is not on the path
 
     # The user's environment, with its diffusers, before the harness comes.
