@@ -177,17 +177,10 @@ def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_
 def test_accelerates_tied_params_map_goes_stale_on_a_load_and_the_sanitizer_names_the_lookup():
     # The hunt's cell shows it only when glibc hands the freed weight's block to a later weight
     # (most runs, not all); twenty loads under the sanitizer meet it every time.
-    import os
-    import subprocess
-    from pathlib import Path
+    from test_sanitize import _sanitize
 
     recipes_of("accelerate")
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    script = root / "tests" / "sanitize_cases" / "accelerate_tied_loads.py"
-    runs = {how: subprocess.run([sys.executable, "-m", "harness", "sanitize", "--", sys.executable, str(script), *how],
-                                cwd=root, env=env, capture_output=True, text=True, timeout=240) for how in ((), ("fix",))}
-    shipped, fixed = runs[()], runs[("fix",)]
+    shipped, fixed = (_sanitize("--", sys.executable, "accelerate_tied_loads.py", *how) for how in ((), ("fix",)))
     assert shipped.returncode == 1, shipped.stderr[-2000:]
     lookup = re.search(r"matched at \S*accelerate/utils/modeling\.py:(\d+) in set_module_tensor_to_device", shipped.stderr)
     assert lookup and "tied_params_map" in _source_line(f"accelerate/utils/modeling.py:{lookup[1]}"), shipped.stderr[-2000:]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
 import io
 import json
+import os
 import shutil
 import sys
 import time
@@ -322,9 +322,6 @@ def hunt_library(module, out: Path, point: bool) -> int:
     read = {place for recipe in module.RECIPES for place in recipe.drives  # driven, though scan does not propose it
             if not any(p.startswith(f"{place}:") for p in places)}
     print(f"  {len(places)} place(s) proposed; {len(module.RECIPES)} recipe(s); results in {out}", flush=True)
-    if not places:
-        print(f"  scan proposes no place in {', '.join(module.SCAN)}: the recipes drive places read in the source",
-              flush=True)
     prompts = out / "prompts.txt"
     prompts.write_text("\n".join(module.PROMPTS) + "\n")
     options = ("--prompts", str(prompts))
@@ -353,7 +350,8 @@ def hunt_library(module, out: Path, point: bool) -> int:
                       f"{cell.upstream['fixed_exit']} with --fix)", flush=True)
             cell.seconds = time.perf_counter() - cell_started
             cells.append(cell)
-    unreachable = {p: why for p in places for at, why in getattr(module, "UNREACHABLE", {}).items() if p.startswith(f"{at}:")}
+    unreachable = {p: why for p in places for at, why in getattr(module, "UNREACHABLE", {}).items()
+                   if p.startswith(f"{at}:")}
     undriven = [p for p in places if not p.startswith(driven) and p not in unreachable]
     results = {"kind": "hunt", "library": library, "version": found_version, "proposed": places,
                "undriven": undriven, "unreachable": unreachable, "cells": [asdict(c) for c in cells],

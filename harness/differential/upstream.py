@@ -139,15 +139,11 @@ def write_upstream(cell, folder: Path) -> Path:
     """The finding's folder: repro.py, its two runs' output, README.md."""
     import diffusers
 
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / "repro.py", script_source(cell.model, cell.hook).encode())
-    buggy_code, buggy_out = run_script(folder)
-    fixed_code, fixed_out = run_script(folder, "--fix")
-    write_atomic(folder / "run-buggy.txt", f"$ python repro.py\n{buggy_out}\n(exit {buggy_code})\n".encode())
-    write_atomic(folder / "run-fixed.txt", f"$ python repro.py --fix\n{fixed_out}\n(exit {fixed_code})\n".encode())
     places = "\n".join(f"- `{p}`" for p in cell.places) or "- (no hook found on the transformer)"
     localised = "\n".join(f"- `{p}`" for p in cell.localised)
-    readme = f"""# {cell.hook} on {cell.model}: {cell.outcome}
+
+    def readme(buggy_code, buggy_out, fixed_code, fixed_out):
+        return f"""# {cell.hook} on {cell.model}: {cell.outcome}
 
 diffusers {diffusers.__version__}, a tiny `{cell.model}` transformer (random weights from a seeded config, CPU),
 {cell.hook} enabled, {len(_requests())} requests served back to back on one transformer, as a serving engine that
@@ -186,8 +182,22 @@ and the same check says **{cell.verdicts.get("reset")}**: {cell.reasons.get("res
 {cell.commands.get("reset", "")}
 ```
 """
-    write_atomic(folder / "README.md", readme.encode())
-    cell.upstream = {"folder": str(folder), "buggy_exit": buggy_code, "fixed_exit": fixed_code}
+    return _write_finding(cell, folder, script_source(cell.model, cell.hook), readme)
+
+
+def _write_finding(cell, folder: Path, script: str, readme) -> Path:
+    """A finding's folder: ``repro.py``, its runs as shipped and with ``--fix`` (each one's output
+    kept), and ``README.md``, ``readme(buggy_code, buggy_out, fixed_code, fixed_out)``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / "repro.py", script.encode())
+    runs = []
+    for name, args in (("buggy", ()), ("fixed", ("--fix",))):
+        code, out = run_script(folder, *args)
+        write_atomic(folder / f"run-{name}.txt", f"$ python repro.py{''.join(' ' + a for a in args)}\n{out}\n"
+                                                 f"(exit {code})\n".encode())
+        runs += [code, out]
+    write_atomic(folder / "README.md", readme(*runs).encode())
+    cell.upstream = {"folder": str(folder), "buggy_exit": runs[0], "fixed_exit": runs[2]}
     return folder
 
 
@@ -226,8 +236,9 @@ if __name__ == "__main__":
 _SCRIPT_CAUSE = {
     CARRIES_STATE: ("was carried from an earlier job into this one", ""),
     ADDRESS_DEPENDENT: ("was met by a new object through a dead one's id() or address",
-                        "\n# An id() is handed to a new object only when CPython puts it where a dead one was, which it\n"
-                        "# does now and then, so the jobs are served for up to ROUNDS rounds, with a new seed each round."),
+                        "\n# An id() or an address is handed to a new object only when CPython or the allocator puts it\n"
+                        "# where a dead one was, which they do now and then, so the jobs are served for up to ROUNDS\n"
+                        "# rounds, with a new seed each round."),
 }
 _SCRIPT_CAUSE[BOTH] = _SCRIPT_CAUSE[ADDRESS_DEPENDENT]
 # State carried from job to job shows in the first round; an id() or address met again only now
@@ -251,23 +262,19 @@ def library_script_source(module, recipe, version: str, finding: str) -> str:
               f"(found with {module.LIBRARY} {version}).\n"
               f'"""\nimport sys\n')
     body = source.split('"""', 2)[2]  # the module's own docstring is replaced by the header
+    cause, rounds_why = _SCRIPT_CAUSE[finding]
     return header + body.rstrip() + "\n" + LIBRARY_DRIVER.format(
-        rounds=_SCRIPT_ROUNDS[finding], rounds_why=_SCRIPT_CAUSE[finding][1], cause=_SCRIPT_CAUSE[finding][0], recipe=recipe.__name__,
+        rounds=_SCRIPT_ROUNDS[finding], rounds_why=rounds_why, cause=cause, recipe=recipe.__name__,
         fix_call=f"{recipe.fix.__name__}()" if recipe.fix else 'sys.exit("no fix is known for this yet")',
-        place=", ".join(recipe.drives),
-        library=module.LIBRARY, version=version)
+        place=", ".join(recipe.drives), library=module.LIBRARY, version=version)
 
 
 def write_library_upstream(cell, module, recipe, version: str, folder: Path) -> Path:
     """The finding's folder for a recipe: repro.py, its two runs' output, README.md."""
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / "repro.py", library_script_source(module, recipe, version, cell.outcome).encode())
-    buggy_code, buggy_out = run_script(folder)
-    fixed_code, fixed_out = run_script(folder, "--fix")
-    write_atomic(folder / "run-buggy.txt", f"$ python repro.py\n{buggy_out}\n(exit {buggy_code})\n".encode())
-    write_atomic(folder / "run-fixed.txt", f"$ python repro.py --fix\n{fixed_out}\n(exit {fixed_code})\n".encode())
     named = "\n".join(f"- `{p}`" for p in cell.localised) or "- (the sanitizer saw no stale lookup)"
-    readme = f"""# {module.LIBRARY} {version}: {recipe.__name__}: {cell.outcome}
+
+    def readme(buggy_code, buggy_out, fixed_code, fixed_out):
+        return f"""# {module.LIBRARY} {version}: {recipe.__name__}: {cell.outcome}
 
 {inspect.getdoc(recipe)}
 
@@ -284,8 +291,8 @@ id() or address the allocator gave its objects).
 ```
 
 ## Where
-The places `scan` proposed and this workflow drives: {", ".join(f"`{p}`" for p in recipe.drives)}. What the check named (the stale lookup,
-with where its key was taken from the object that is gone):
+The places this workflow drives: {", ".join(f"`{p}`" for p in cell.places)}. What the check named (a stale
+lookup with where its key was taken from the object that is gone; else where the traced runs part):
 {named}
 
 ## Suggested fix
@@ -302,6 +309,4 @@ With the fix the check says **{cell.verdicts.get("fixed")}**; with the reset ({c
 {chr(10).join(cell.commands.values())}
 ```
 """
-    write_atomic(folder / "README.md", readme.encode())
-    cell.upstream = {"folder": str(folder), "buggy_exit": buggy_code, "fixed_exit": fixed_code}
-    return folder
+    return _write_finding(cell, folder, library_script_source(module, recipe, version, cell.outcome), readme)
