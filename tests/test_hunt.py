@@ -174,6 +174,22 @@ def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_
 
 
 @pytest.mark.core_model
+def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, monkeypatch):
+    # Installed, but its import raises (as transformers does beside a huggingface-hub of another release).
+    (tmp_path / "peft").mkdir()
+    (tmp_path / "peft" / "__init__.py").write_text('raise RuntimeError("huggingface-hub>=2.4.0 is required")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "peft" or m.startswith("peft.") or m == "repro.recipes.peft_workflows"]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(SystemExit) as exited:
+        main(["hunt", "peft", "--out", str(tmp_path / "hunt")])
+    err = capsys.readouterr().err.strip()
+    assert exited.value.code == 2 and len(err.splitlines()) == 1, err
+    assert "cannot import peft: it is installed, but importing it raised RuntimeError: huggingface-hub" in err, err
+    assert not (tmp_path / "hunt").exists()
+
+
+@pytest.mark.core_model
 def test_accelerates_tied_params_map_goes_stale_on_a_load_and_the_sanitizer_names_the_lookup():
     # The hunt's cell shows it only when glibc hands the freed weight's block to a later weight
     # (most runs, not all); twenty loads under the sanitizer meet it every time.

@@ -216,9 +216,12 @@ def main(parser, args) -> int:
         from repro.recipes import load
         try:
             module = load(args.library)
-        except ImportError as exc:
-            parser.error(f"cannot import {args.library} ({exc}): pip install '{args.library}' "
+        except ModuleNotFoundError as exc:  # the library, or one it needs
+            parser.error(f"cannot import {args.library} ({exc}): pip install '{exc.name or args.library}' "
                          "(the harness's 'hunt' extra installs every library it hunts)")
+        except Exception as exc:  # noqa: BLE001 - installed, but its import fails (a dependency of another release)
+            parser.error(f"cannot import {args.library}: it is installed, but importing it raised "
+                         f"{type(exc).__name__}: {_first_line(exc)}")
         return _in_new_folder(args, lambda out: hunt_library(module, out, args.out is None))
     try:
         import diffusers
