@@ -434,8 +434,14 @@ def test_call_finds_what_a_function_written_outside_the_repo_does(tmp_path, caps
         (finding,) = traced
         path, line, _ = finding["place"].split(":", 2)
         assert path.endswith("theirfns/fns.py") and finding["place"] in printed, finding
-        # lru_cache: where the helper hands back the cached projection; memo: where the memo is read.
-        assert {"with_lru": "return _projected(", "with_memo": '_LAST["text"]'}[fn] in source[int(line) - 1]
+        if verdict == ADDRESS_DEPENDENT:  # where the helper hands back the cached projection
+            assert "return _projected(" in source[int(line) - 1]
+        else:  # where the memo is read, and where the first request left what it holds
+            read, left = (int(finding[site].rsplit(":", 1)[1]) for site in ("read", "left"))
+            assert line == str(read) and finding["read"].startswith(path)
+            assert source[read - 1].strip().startswith('if "text" not in _LAST:')
+            assert source[left - 1].strip() == '_LAST["text"] = text'
+            assert "theirfns.fns._LAST['text']" in finding["place"]
     if verdict == ADDRESS_DEPENDENT:  # only where its input landed on a freed address; nothing carried otherwise
         diverged = [r for r in records if r["verdict"] == DIVERGED]
         assert diverged and all(r["address_reused"] for r in diverged)

@@ -45,7 +45,8 @@ class Cell:
     commands: dict = field(default_factory=dict)  # mode -> the command that re-runs it
     places: list = field(default_factory=list)  # where the hook's state lives: "path:line: class"
     localised: list = field(default_factory=list)  # "path:line: message" where the runs part
-    sites: list = field(default_factory=list)  # "lookup path:line (key taken at path:line)"; "the runs part at path:line"
+    # "lookup path:line (key taken at path:line)", "read path:line (left at path:line ...)", or "the runs part at path:line"
+    sites: list = field(default_factory=list)
     upstream: dict = field(default_factory=dict)  # the finding's folder and its script's two exit codes
     seconds: float = 0.0
 
@@ -129,10 +130,13 @@ def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, l
     localised = results.get("localised", [])
     sites = [f"{_in_package(f['lookup'])} (key taken at {_in_package(f['key_taken'] or '?')})"
              for f in localised if f.get("lookup")]
-    # state kept under a key that is no address, which the sanitizer does not watch: where the traced runs part
+    # state kept under a key that is no address, which the sanitizer does not watch: where an earlier
+    # request left it and where the request read it, else where the traced runs part
+    sites += [f"{_in_package(f['read'])} (left at {_in_package(f['left'])} by an earlier request)"
+              for f in localised if f.get("read")]
     sites += [f"the runs part at {_in_package(d['path'])}:{d['line']}"
               + (f" and {_in_package(o['path'])}:{o['line']}" if (o := d.get("other")) else "")
-              for f in localised if (d := f.get("divergence"))]
+              for f in localised if (d := f.get("divergence")) and not f.get("read")]
     return results["verdict"], results["reason"], time.perf_counter() - started, places, sites
 
 

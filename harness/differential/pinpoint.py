@@ -5,7 +5,9 @@ of that request recorded (``harness.differential.localise``), and the traces are
 - address axis: the request after the ones before it, under the never-reuse and
   under the normal allocator;
 - state axis: the request after the ones before it, and the request alone in a
-  fresh process, both never-reuse.
+  fresh process, both never-reuse; and which state the earlier requests left that the
+  request met, where it was left and where it was read (``harness.differential.carried``),
+  in the process that serves the request alone.
 
 Each traced run is :func:`main` as a job of one of the check's warm processes (``repro.warm``):
 ``main([JOB.json, OUT.pt])``.
@@ -26,6 +28,7 @@ from harness.differential import localise
 from repro import never_reuse, warm
 from repro.stream import serve_call
 
+CARRIED = "the search for the state that carried"
 NOT_REPRODUCED = ("the traced re-runs did not diverge at any request (the allocator placed the tensors "
                   "elsewhere this time): no place named")
 
@@ -68,14 +71,21 @@ def localise_findings(job: dict, requests: list, first: dict, processes: dict, f
         path.write_text(json.dumps({**job, "requests": served, "traced": traced, "never_reuse": name != "normal"}))
         names[f"the traced {name} run"] = name
         processes[name].submit(f"the traced {name} run", "harness.differential.pinpoint:main", [path, folder / f"traced-{name}.pt"])
+    carried_job, carried_out = folder / "carried.json", folder / "carried-out.json"
+    if state is not None:
+        carried_job.write_text(json.dumps({**job, "requests": requests[:state + 1], "timeout": timeout}))
+        processes["alone"].submit(CARRIED, "harness.differential.carried:main", [carried_job, carried_out])
 
     def collect(process, label):
+        if label == CARRIED:
+            progress(f"  {CARRIED} done in {time.perf_counter() - started:.1f}s")
+            return
         name = names[label]
         traces[name] = torch.load(folder / f"traced-{name}.pt", weights_only=True)
         progress(f"  traced {name:11} done in {time.perf_counter() - started:.1f}s")
 
     try:
-        warm.wait_for([processes[name] for name in runs], timeout, collect)
+        warm.wait_for({processes[name] for name in runs}, timeout, collect)
     except warm.JobFailed as exc:
         return [{"axis": "localisation", "place": str(exc)}]
     findings = []
@@ -90,9 +100,35 @@ def localise_findings(job: dict, requests: list, first: dict, processes: dict, f
             findings.append(_finding("address-dependent", requests[again], traces["never_reuse"]["traces"][str(again)],
                                      traces["normal"]["traces"][str(again)]))
     if state is not None:
-        findings.append(_finding("carries state", requests[state], traces["alone"]["traces"]["0"],
-                                 traces["never_reuse"]["traces"][str(state)]))
+        finding = _finding("carries state", requests[state], traces["alone"]["traces"]["0"],
+                           traces["never_reuse"]["traces"][str(state)])
+        findings.append(with_carried(finding, json.loads(carried_out.read_text())))
     return findings
+
+
+def with_carried(finding: dict, carried: dict) -> dict:
+    """The state-axis ``finding`` with what :mod:`harness.differential.carried` found: where the
+    state was left and read are the finding's place; where the traced runs part stays beside them."""
+    from harness.sanitize.report import shown_path
+
+    finding = {**finding, "carried": carried}
+    if not carried.get("named"):
+        finding["place"] += f" (the state that carried not named: {carried['why']})"
+        return finding
+    lines = []
+    for s in carried["state"]:
+        read, left = s["read"], s["left"]
+        at = f"{shown_path(read['path'])}:{read['line']}" if read else "(no line names it)"
+        written = f"{shown_path(left['path'])}:{left['line']} ({left['request']})" if left else "(no line seen)"
+        lines.append(f"{at}: state an earlier request left, {s['state']} ({s['after'][:80]}; a fresh process has "
+                     f"{s['alone'] or 'none'}), is read here; it was left at {written}")
+        if read and left:
+            finding.setdefault("read", at)
+            finding.setdefault("left", f"{shown_path(left['path'])}:{left['line']}")
+    finding["place"] = "; ".join(lines) + (f"; set back to what a fresh process has, the request gives its result "
+                                           f"served alone ({carried['trials']} runs). The traced runs part at "
+                                           f"{finding['place']}")
+    return finding
 
 
 def _finding(axis: str, request: list, reference: dict, suspect: dict) -> dict:

@@ -1,0 +1,562 @@
+"""Which state an earlier request left that a later one met, where it was left and where it was
+read: the sites of a finding on the carried-state axis, where no address or id is compared and
+the sanitizer has nothing to see.
+
+One job of the check's never-reuse warm process (``repro.warm``), ``main([JOB.json, OUT.json])``,
+for the first request that differs served after the ones before it from served alone:
+
+1. *What differs.* The state every imported module reaches (its globals; the attributes of the
+   classes it defines; what those hold, through dicts, lists, tuples, sets and objects' fields,
+   ``MAX_DEPTH`` deep) is read at the start of the request in a fork that serves it alone, and
+   again after the earlier requests. Modules imported by one side only are left out (a lazy
+   import is no state carried), and so is this tool.
+2. *What mattered.* Each difference that can be set back to what the fresh process had (an
+   entry or attribute the fresh process lacks is removed, a list cut to its length, a plain
+   value written back) is a candidate. In forks of the served process the request runs with
+   candidates set back, split as delta debugging splits them, until the smallest set is found
+   with which the request gives, bitwise, its result served alone. That set, and nothing else, is
+   what is named: a difference the request never looked at is not.
+3. *Where.* The earlier requests are served again with a line tracer on the frames whose code
+   names the state's attribute or global: the line during which the state took the value the
+   request met is where it was *left*; then the request runs and the first line that reads
+   that name is where it was *read*.
+
+A request whose result does not depend on any state reached this way (a C extension's memory, a
+closure's cell, a random generator's position) gets no site: the result says why.
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import json
+import os
+import pickle
+import re
+import signal
+import sys
+import tempfile
+import time
+import types
+import warnings
+from pathlib import Path
+
+import torch
+
+MAX_DEPTH = 6  # steps from a module's global to the state read
+MAX_ITEMS = 200  # entries read of one container
+MAX_TRIALS = 40  # runs of the request with state set back
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_SKIPPED = set(sys.stdlib_module_names) | {"harness"}  # not the code under test's state
+_LEN = ("len",)  # the step naming a list's length
+_CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+         types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
+
+
+# --- what state there is ---------------------------------------------------------------
+
+def _shown(value) -> str:
+    """A value as both processes can compare it: no address in it."""
+    return _HEX.sub("0x?", repr(value)[:160])
+
+
+def _keys_shown(mapping: dict) -> list[tuple[str, object]]:
+    """(shown key, value) of a dict's own entries (``dict.items``: a subclass that loads its entries
+    on demand is not made to), a key of another kind than a plain value shown by its type and its
+    place among the keys of that type: its repr is the program's code, and may cost or print."""
+    shown, count = [], {}
+    for key, value in list(dict.items(mapping))[:MAX_ITEMS]:
+        if isinstance(key, _PLAIN) or (isinstance(key, tuple) and all(isinstance(k, _PLAIN) for k in key)):
+            shown.append((_shown(key), value))
+        else:
+            kind = type(key).__qualname__
+            count[kind] = count.get(kind, 0) + 1
+            shown.append((f"<a {kind} #{count[kind]}>", value))
+    return shown
+
+
+def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
+    """Path (a tuple of steps) -> the value there as a string, for all the state imported modules
+    reach (see the module's docstring), or only from the paths ``within``. A step is
+    ``("module", name)``, ``("attr", name)``, ``("key", shown key)``, ``("index", i)`` or ``_LEN``."""
+    found: dict[tuple, str] = {}
+    seen: set[int] = set()
+
+    def visit(path: tuple, obj, depth: int) -> None:
+        if isinstance(obj, _PLAIN):
+            found[path] = _shown(obj)
+        elif isinstance(obj, torch.Tensor):
+            found[path] = f"tensor {tuple(obj.shape)} {obj.dtype}"
+        elif isinstance(obj, _CODE):  # the code itself, not state it keeps: left out, as most globals are code
+            return
+        elif id(obj) in seen or depth >= MAX_DEPTH or isinstance(obj, torch.nn.Module):
+            found[path] = type(obj).__qualname__
+        else:
+            seen.add(id(obj))
+            if isinstance(obj, dict):
+                found[path] = f"dict of {dict.__len__(obj)}"
+                for key, value in _keys_shown(obj):
+                    visit((*path, ("key", key)), value, depth + 1)
+            elif isinstance(obj, (list, tuple)):
+                items = list.__iter__(obj) if isinstance(obj, list) else tuple.__iter__(obj)
+                found[path] = "list" if isinstance(obj, list) else "tuple"
+                found[(*path, _LEN)] = str(len(obj))
+                for i, value in zip(range(MAX_ITEMS), items):
+                    visit((*path, ("index", i)), value, depth + 1)
+            elif isinstance(obj, (set, frozenset)):
+                found[path] = f"{type(obj).__qualname__} {sorted(_shown(v) for v in list(obj)[:MAX_ITEMS])}"
+            else:
+                found[path] = type(obj).__qualname__
+                try:
+                    fields = object.__getattribute__(obj, "__dict__")
+                except Exception:  # noqa: BLE001 - no __dict__, or a proxy's own
+                    fields = None
+                if isinstance(fields, dict):
+                    for key, value in list(fields.items())[:MAX_ITEMS]:
+                        visit((*path, ("attr", key)), value, depth + 1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a deprecated global warns when read
+        for path in within or ():
+            try:
+                visit(path, _resolve(path), len(path) - 2)
+            except (KeyError, IndexError, TypeError):
+                pass
+        for module_name, module in list(sys.modules.items()) if within is None else ():
+            if module is None or module_name.partition(".")[0] in _SKIPPED or module_name.startswith("_"):
+                continue
+            root = (("module", module_name),)
+            for name, value in list(vars(module).items()):
+                if name.startswith("__"):
+                    continue
+                if isinstance(value, type) and value.__dict__.get("__module__") == module_name:
+                    for attribute, held in list(vars(value).items()):
+                        if not attribute.startswith("__") and not callable(held) and not isinstance(
+                                held, (property, staticmethod, classmethod, types.MemberDescriptorType,
+                                       types.GetSetDescriptorType)):
+                            visit((*root, ("attr", name), ("attr", attribute)), held, 1)
+                else:
+                    visit((*root, ("attr", name)), value, 0)
+    return found
+
+
+def expression(path: tuple) -> str:
+    """A path as Python would write it: ``pkg.mod.Class.attr[(0, 0)]``."""
+    text = ""
+    for kind, *rest in path:
+        value = rest[0] if rest else None
+        text += {"module": f"{value}", "attr": f".{value}", "key": f"[{value}]", "index": f"[{value}]",
+                 "len": ".__len__()"}[kind]
+    return text
+
+
+# --- what can be set back ------------------------------------------------------------
+
+def _resolve(path: tuple):
+    """The object at ``path`` in this process (KeyError where there is none)."""
+    obj = sys.modules[path[0][1]]
+    for kind, value in path[1:]:
+        if kind == "attr":
+            fields = getattr(obj, "__dict__", None)
+            if not isinstance(fields, (dict, types.MappingProxyType)) or value not in fields:
+                raise KeyError(value)
+            obj = fields[value]
+        elif kind == "key":
+            obj = _entry(obj, value)[1]
+        else:
+            obj = obj[value]
+    return obj
+
+
+def _entry(mapping: dict, shown: str) -> tuple:
+    """The (key, value) of ``mapping`` whose key is shown as ``shown`` (KeyError if none)."""
+    keys = list(dict.keys(mapping))[:MAX_ITEMS]
+    for (text, value), key in zip(_keys_shown(mapping), keys):
+        if text == shown:
+            return key, value
+    raise KeyError(shown)
+
+
+def candidates(alone: dict, after: dict) -> list[dict]:
+    """The differences between the fresh process's state (``alone``) and the served one's
+    (``after``) that can be set back: ``{"path", "how", "alone", "after"}``, outermost only (an
+    entry the fresh process lacks, not also everything in it)."""
+    modules = {p[0] for p in alone} & {p[0] for p in after}
+    found: list[dict] = []
+    for path in sorted(after, key=len):
+        if path[0] not in modules or alone.get(path) == after[path]:
+            continue
+        if any(path[:len(c["path"])] == c["path"] for c in found):
+            continue
+        parent, last = path[:-1], path[-1]
+        if after.get(parent) == "tuple":  # a tuple's items cannot be written
+            continue
+        if last == _LEN and path in alone and parent in alone and alone[parent] == after[parent] == "list":
+            if int(after[path]) > int(alone[path]):
+                found.append({"path": path, "how": "cut", "alone": alone[path], "after": after[path]})
+        elif path not in alone and parent in alone and last[0] in ("key", "attr") and len(parent) > 1:
+            found.append({"path": path, "how": "remove", "alone": None, "after": after[path]})
+        elif path in alone and last != _LEN and _literal(alone[path]) is not _NOT_LITERAL:
+            found.append({"path": path, "how": "write", "alone": alone[path], "after": after[path]})
+    return found
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(shown: str):
+    try:
+        return ast.literal_eval(shown)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+
+
+def set_back(candidate: dict) -> None:
+    """Set the state at ``candidate["path"]`` back to what the fresh process had."""
+    path, how = candidate["path"], candidate["how"]
+    if how == "cut":
+        del _resolve(path[:-1])[int(candidate["alone"]):]
+        return
+    holder, (kind, value) = _resolve(path[:-1]), path[-1]
+    if kind == "attr":
+        if how == "remove":
+            delattr(holder, value)
+        else:
+            setattr(holder, value, _literal(candidate["alone"]))
+    elif kind == "key":
+        key = _entry(holder, value)[0]
+        if how == "remove":
+            del holder[key]
+        else:
+            holder[key] = _literal(candidate["alone"])
+    else:
+        holder[value] = _literal(candidate["alone"])
+
+
+# --- running the request in forks ----------------------------------------------------
+
+class Fork:
+    """``fn(*args)`` running in a fork of this process; :meth:`result` waits for it."""
+
+    def __init__(self, fn, *args):
+        with tempfile.NamedTemporaryFile(suffix=".pkl", delete=False) as handle:
+            self.out = Path(handle.name)
+        self.pid = os.fork()
+        if self.pid == 0:  # the fork: never returns
+            code = 0
+            try:
+                result = ("ok", fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - reported to the parent
+                result, code = ("error", f"{type(exc).__name__}: {exc}"), 1
+            try:
+                self.out.write_bytes(pickle.dumps(result))
+            finally:
+                os._exit(code)
+
+    def result(self, timeout: float):
+        """``("ok", its return value)``, or ``("error", why)`` where it raised, died or ran past
+        ``timeout`` seconds from now (then it is killed)."""
+        try:
+            deadline = time.monotonic() + timeout
+            while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() > deadline:
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    return "error", f"it did not finish in {timeout:.0f}s"
+                time.sleep(0.02)
+            data = self.out.read_bytes()
+            return pickle.loads(data) if data else ("error", "the fork died")
+        finally:
+            self.out.unlink(missing_ok=True)
+
+
+def in_fork(fn, *args, timeout: float = 600):
+    """``fn(*args)`` in a fork of this process, waited for: :meth:`Fork.result`."""
+    return Fork(fn, *args).result(timeout)
+
+
+def _outputs(fn, request) -> dict:
+    from repro.callable import as_outputs
+    _, _, prompt, rseed = request
+    return {name: t.clone() for name, t in as_outputs(fn(prompt, rseed)).items()}
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def _agrees(fn, request, reference: dict, chosen: list[dict], timeout: float) -> bool:
+    """Does the request, with ``chosen`` set back, give ``reference`` (in a fork)?"""
+    def trial():
+        for candidate in chosen:
+            try:
+                set_back(candidate)
+            except Exception:  # noqa: BLE001 - a state that cannot be set back is left as it is
+                pass
+        return _outputs(fn, request)
+    status, value = in_fork(trial, timeout=timeout)
+    return status == "ok" and _same(value, reference)
+
+
+def smallest(found: list[dict], agrees) -> tuple[list[dict], int]:
+    """The smallest subset of ``found`` with which ``agrees(subset)`` holds, by delta debugging
+    (Zeller's ddmin: halves, then finer parts and their complements), given that all of
+    ``found`` does; and the number of trials run."""
+    trials, parts = 0, 2
+    while len(found) > 1 and trials < MAX_TRIALS:
+        size = -(-len(found) // parts)
+        chunks = [found[i:i + size] for i in range(0, len(found), size)]
+        complements = [[c for c in found if c not in chunk] for chunk in chunks] if len(chunks) > 2 else []
+        for subset in (*chunks, *complements):
+            trials += 1
+            if agrees(subset):
+                found, parts = subset, 2 if len(subset) == size else max(parts - 1, 2)
+                break
+        else:
+            if parts >= len(found):
+                break
+            parts = min(len(found), parts * 2)
+    return found, trials
+
+
+# --- where it was left and read ------------------------------------------------------
+
+def _names_by_line(code) -> dict[int, set[str]]:
+    """Line -> the attribute and global names the line loads."""
+    lines: dict[int, set[str]] = {}
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME") and \
+                instruction.positions and instruction.positions.lineno:
+            lines.setdefault(instruction.positions.lineno, set()).add(instruction.argval)
+    return lines
+
+
+def _watched_name(path: tuple) -> str:
+    """The last attribute or global on the path: what the code that reads or writes it names."""
+    return next(value for kind, *rest in reversed(path) if kind == "attr" for value in rest)
+
+
+def _watching_reads(on_read):
+    """A dict class whose lookups (``[]``, ``in``, ``get``, ``setdefault``, ``pop``) call
+    ``on_read(key, frame)`` with the frame that looked up."""
+    class WatchedDict(dict):
+        def __getitem__(self, key):
+            on_read(key, sys._getframe(1))
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            on_read(key, sys._getframe(1))
+            return super().__contains__(key)
+
+        def get(self, key, *default):
+            on_read(key, sys._getframe(1))
+            return super().get(key, *default)
+
+        def setdefault(self, key, *default):
+            on_read(key, sys._getframe(1))
+            return super().setdefault(key, *default)
+
+        def pop(self, key, *default):
+            on_read(key, sys._getframe(1))
+            return super().pop(key, *default)
+    return WatchedDict
+
+
+def _rebind(path: tuple, value) -> None:
+    """Make the holder of ``path`` hold ``value`` there instead."""
+    holder, (kind, step) = _resolve(path[:-1]), path[-1]
+    if kind == "attr":
+        setattr(holder, step, value)
+    elif kind == "key":
+        holder[_entry(holder, step)[0]] = value
+    else:
+        holder[step] = value
+
+
+class Watch:
+    """A line tracer on the frames whose code names a watched state's attribute or global: the line
+    during which each state last changed (``left``); and, once :meth:`start_reading`, where the
+    request reads it (``read``): for an entry of a dict, the first lookup of its key (the dict is
+    swapped for a copy that sees its lookups); else the first line that names it."""
+
+    def __init__(self, paths: list[tuple]):
+        self.paths = paths
+        self.names = {_watched_name(p) for p in paths}
+        self.values = {p: self._value(p) for p in paths}
+        self.left: dict[tuple, dict] = {}
+        self.read: dict[tuple, dict] = {}
+        self.request = None  # the label of the request being served
+        self.reading = False
+        self._last = None  # the event before: (frame's code, line)
+        self._lines: dict = {}  # code -> line -> names
+        self._named: dict[tuple, dict] = {}  # path -> the first line that names it, while reading
+        self._swapped: list[tuple] = []  # (the dict's path, the dict) to put back
+
+    def start_reading(self, request: str) -> None:
+        self.request, self.reading = request, True
+        for path in self.paths:
+            if path[-1][0] != "key" or len(path) < 3:
+                continue
+            try:
+                holder = _resolve(path[:-1])
+                key = _entry(holder, path[-1][1])[0]
+            except (KeyError, IndexError, TypeError):
+                continue
+            if type(holder) is not dict:  # its own lookups may be overridden: left as it is
+                continue
+
+            def on_read(looked_up, frame, path=path, key=key):
+                if path in self.read or frame.f_code.co_filename.startswith(_HARNESS):
+                    return
+                try:
+                    same = type(looked_up) is type(key) and bool(looked_up == key)
+                except Exception:  # noqa: BLE001 - a key that compares oddly is not this one
+                    same = False
+                if same:
+                    self.read[path] = self._site(frame.f_code, frame.f_lineno)
+            copy = _watching_reads(on_read)(holder)
+            _rebind(path[:-1], copy)
+            self._swapped.append((path[:-1], holder))
+
+    @staticmethod
+    def _value(path: tuple) -> str:
+        try:
+            return _shown(_resolve(path))
+        except (KeyError, IndexError, TypeError, StopIteration):
+            return "<absent>"
+
+    def _site(self, code, line: int) -> dict:
+        return {"path": code.co_filename, "line": line, "function": code.co_name, "request": self.request}
+
+    def _check(self) -> None:
+        for path in self.paths:
+            now = self._value(path)
+            if now != self.values[path]:
+                self.values[path] = now
+                if self._last is not None and not self.reading:
+                    self.left[path] = self._site(*self._last)
+
+    def _on_call(self, frame, event, arg):
+        code = frame.f_code
+        if not self.names & set(code.co_names) or code.co_filename.startswith(_HARNESS):
+            return None
+        if code not in self._lines:
+            self._lines[code] = _names_by_line(code)
+        return self._on_line
+
+    def _on_line(self, frame, event, arg):
+        self._check()
+        if event == "line":
+            code = frame.f_code
+            self._last = (code, frame.f_lineno)
+            if self.reading:
+                named = self._lines[code].get(frame.f_lineno, set())
+                for path in self.paths:
+                    if path not in self._named and _watched_name(path) in named:
+                        self._named[path] = self._site(code, frame.f_lineno)
+        return self._on_line
+
+    def __enter__(self):
+        sys.settrace(self._on_call)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(None)
+        self._check()
+        for path, original in reversed(self._swapped):
+            _rebind(path, original)
+        for path, site in self._named.items():
+            self.read.setdefault(path, site)
+
+
+_HARNESS = str(Path(__file__).resolve().parents[1])
+
+
+# --- the job ---------------------------------------------------------------------------
+
+def _label(request) -> str:
+    return f"seed {request[0]} request {request[1]}"
+
+
+def find(job: dict) -> dict:
+    """In a fork of the warm process: what differs, and what mattered (steps 1 and 2)."""
+    from repro.callable import resolve_call
+    fn = resolve_call(job["call"], job.get("call_kwargs"))
+    *earlier, request = job["requests"]
+    timeout = job.get("timeout", 600)
+
+    def alone():  # the request served alone: the state it starts from, and the objects it made for itself
+        start = snapshot()
+        outputs = _outputs(fn, request)
+        return start, outputs, snapshot([path for path, value in start.items() if value == "None"])
+
+    served_alone = Fork(alone)  # while this process serves the earlier requests
+    for served in earlier:
+        fn(served[2], served[3])
+    after = snapshot()
+    status, value = served_alone.result(timeout)
+    if status != "ok":
+        return {"named": False, "why": f"the request served alone failed: {value}"}
+    fresh, reference, made_alone = value
+    status, value = in_fork(_outputs, fn, request, timeout=timeout)
+    if status != "ok" or _same(value, reference):
+        return {"named": False, "why": "the request gave its result served alone this time: nothing to set back"
+                if status == "ok" else f"the request failed after the earlier ones: {value}"}
+    found = candidates(fresh, after)
+    if not found:
+        return {"named": False, "why": "no difference in the state imported modules reach could be set back"}
+    if not _agrees(fn, request, reference, found, timeout):
+        return {"named": False, "why": f"setting back every difference found ({len(found)}) in the state imported "
+                                        f"modules reach did not give the result served alone: the state that "
+                                        f"carried is elsewhere (a closure, a C extension's memory)"}
+    chosen, trials = smallest(found, lambda subset: _agrees(fn, request, reference, subset, timeout))
+    made = [c for c in chosen if c["how"] == "write" and c["alone"] == "None"]
+    if made:  # an object the fresh process makes when the request needs it: which of its parts mattered?
+        for candidate in made:
+            inside = candidates(*({p: v for p, v in state.items() if p[:len(candidate["path"])] == candidate["path"]}
+                                  for state in (made_alone, after)))
+            others = [c for c in chosen if c is not candidate]
+            if not inside or not _agrees(fn, request, reference, others + inside, timeout):
+                continue
+            parts, more = smallest(inside, lambda subset: _agrees(fn, request, reference, others + subset, timeout))
+            chosen, trials = others + parts, trials + more + 1
+    return {"named": True, "chosen": chosen, "differences": len(found), "trials": trials + 2}
+
+
+def main(argv) -> int:
+    """``JOB.json OUT.json``: ``JOB["requests"]`` are the requests up to the one that differs,
+    ``JOB["timeout"]`` the seconds one run of them may take."""
+    from repro.callable import resolve_call
+    from repro.warm import why_not_fork
+
+    job_path, out_path = argv
+    job = json.loads(Path(job_path).read_text())
+    torch.set_num_threads(1)  # a fork of a process whose thread pool ran can hang in it
+    if (why := why_not_fork()) is not None:
+        found = {"named": False, "why": f"the search forks, and a fork of this process would not run: {why}"}
+    else:
+        status, found = in_fork(find, job, timeout=job.get("timeout", 600))
+        if status != "ok":
+            found = {"named": False, "why": f"the search failed: {found}"}
+    if found["named"]:
+        fn = resolve_call(job["call"], job.get("call_kwargs"))
+        *earlier, request = job["requests"]
+        watch = Watch([c["path"] for c in found["chosen"]])
+        met = {}
+        try:
+            with watch:
+                for served in earlier:
+                    watch.request = _label(served)
+                    fn(served[2], served[3])
+                met = dict(watch.values)  # what the request meets, shown
+                watch.start_reading(_label(request))
+                fn(request[2], request[3])
+        except Exception as exc:  # noqa: BLE001 - what was seen before it stands
+            found["watch_failed"] = f"{type(exc).__name__}: {exc}"
+        found["state"] = [{"state": expression(c["path"]), "how": c["how"], "alone": c["alone"],
+                           "after": met.get(c["path"], c["after"]),
+                           "left": watch.left.get(c["path"]), "read": watch.read.get(c["path"])}
+                          for c in found.pop("chosen")]
+    Path(out_path).write_text(json.dumps(found))
+    return 0

@@ -1,0 +1,85 @@
+"""Code a user could have written, each job ``fn(prompt, seed)`` carrying state, or not, from one
+call to the next in its own way: what ``harness.differential.carried`` must name, or must not."""
+
+import torch
+
+WEIGHT = torch.linspace(-1, 1, 16).reshape(4, 4)
+
+
+class Settings:
+    def __init__(self):
+        self.layers = "all"
+
+
+SETTINGS = Settings()  # written once by the script, handed to every job
+
+
+def _resolve_layers(settings, depth):
+    if settings.layers == "all":  # read: rewritten_settings
+        settings.layers = list(range(depth))  # left: rewritten_settings (the next job sees a list)
+    return settings.layers
+
+
+def rewritten_settings(prompt, seed):
+    """Like a library that resolves a shorthand into the settings object it was given."""
+    depth = len(prompt.split())
+    layers = _resolve_layers(SETTINGS, depth)
+    x = torch.full((4,), float(seed + 1))
+    for _ in layers:
+        x = torch.tanh(WEIGHT @ x)
+    return x
+
+
+class Manager:
+    _instance = None
+
+    def __init__(self):
+        self.by_position = {}
+        self.calls = 0
+
+    @classmethod
+    def get(cls):
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+
+def settings_by_position(prompt, seed):
+    """Like a process-wide manager that keeps a per-parameter setting under the parameter's position."""
+    manager = Manager.get()
+    manager.calls += 1  # state the result does not depend on
+    if prompt.startswith("scaled"):
+        manager.by_position[0] = 2.0  # left: settings_by_position
+    scale = manager.by_position.get(0, 1.0)  # read: settings_by_position
+    return torch.full((4,), float(seed + 1)) * scale
+
+
+_LOG = []
+_SEEN = {}
+
+
+def memo_beside_noise(prompt, seed):
+    """A memo of the first job's projection, beside a log and a counter the result never reads."""
+    _LOG.append(prompt)
+    _SEEN["count"] = _SEEN.get("count", 0) + 1
+    if "first" not in _SEEN:  # read: memo_beside_noise
+        _SEEN["first"] = WEIGHT @ torch.full((4,), float(len(prompt)))  # left: memo_beside_noise
+    return _SEEN["first"] + seed
+
+
+def _closure():
+    kept = []
+
+    def job(prompt, seed):
+        if not kept:
+            kept.append(float(len(prompt)))
+        return torch.full((4,), kept[0] + seed)
+    return job
+
+
+in_a_closure = _closure()
+
+
+def independent(prompt, seed):
+    _LOG.append(prompt)  # left behind, read by no job
+    return torch.full((4,), float(len(prompt) + seed))
