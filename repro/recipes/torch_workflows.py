@@ -109,5 +109,29 @@ def parametrized_checkpoints(prompt: str, seed: int, reset: bool = False) -> tor
     return torch.stack(outputs)
 
 
-RECIPES = (grad_scaler_trials, parametrized_checkpoints)
+@drives("autograd/graph.py:772", "autograd/graph.py:775")
+def saved_tensor_mutations(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
+    """A training loop that changes, in place, a tensor autograd saved for backward, inside one
+    ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` block, as its docs show: autograd
+    clones the saved tensor before the change, finding what it saved by address and version
+    (``sid_to_tid``, kept for the whole block). Each step's activations are freed before the next,
+    so a later step's tensors may land where an earlier step's were. Reset: a block per step."""
+    model = _model(seed)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    mutation_allowed = torch.autograd.graph.allow_mutation_on_saved_tensors
+    with nullcontext() if reset else mutation_allowed():
+        for step in range(4):
+            with mutation_allowed() if reset else nullcontext():
+                x, y = _batch(seed, step)
+                hidden = torch.tanh(model[0](x))  # tanh saves its output for backward
+                loss = nn.functional.mse_loss(model[2](hidden * hidden), y)
+                hidden.mul_(0.5)  # changed after it was saved: autograd must have cloned it first
+                loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            del x, y, hidden, loss
+    return _weights(model)
+
+
+RECIPES = (grad_scaler_trials, parametrized_checkpoints, saved_tensor_mutations)
 __getattr__ = as_calls(RECIPES)
