@@ -18,13 +18,14 @@ pytestmark = [pytest.mark.cpu, pytest.mark.core_model]
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ROOT / "tests" / "carried_cases" / "jobs.py"
 PROMPTS = {"rewritten_settings": ("a b", "a b c"), "settings_by_position": ("scaled up", "plain"),
-           "memo_beside_noise": ("red", "green"), "in_a_closure": ("red", "green"), "independent": ("red", "green")}
+           "memo_beside_noise": ("red", "green"), "in_a_closure": ("red", "green"), "independent": ("red", "green"),
+           "running_mean": ("red", "green"), "online_scorer": ("learn red", "green")}
 
 
 def marked(kind: str, job: str) -> int:
     """The line of the jobs' file marked ``# kind: job``."""
     lines = [i + 1 for i, text in enumerate(JOBS.read_text().splitlines())
-             if re.search(rf"# {kind}: {job}\b", text)]
+             if re.search(rf"#.*\b{kind}: {job}\b", text)]
     assert len(lines) == 1, (kind, job)
     return lines[0]
 
@@ -51,6 +52,8 @@ def searched(tmp_path_factory) -> dict:
     ("rewritten_settings", "carried_cases.jobs.SETTINGS.layers", "write"),  # a shorthand resolved in place
     ("settings_by_position", "carried_cases.jobs.Manager._instance.by_position[0]", "remove"),  # in a singleton
     ("memo_beside_noise", "carried_cases.jobs._SEEN['first']", "remove"),  # beside a log and a counter
+    ("running_mean", "carried_cases.jobs.RUNNING", "values"),  # a tensor changed in place
+    ("online_scorer", "carried_cases.jobs.SCORER.weight", "values"),  # a model's weight, read through the module
 ])
 def test_the_state_that_carried_is_named_where_it_was_left_and_where_it_was_read(searched, job, state, how):
     found = searched[job]

@@ -43,9 +43,12 @@ from pathlib import Path
 
 import torch
 
+from harness.differential.localise import EXACT_BYTES, SKIP, code_category, tensor_digest
+
 MAX_DEPTH = 6  # steps from a module's global to the state read
 MAX_ITEMS = 200  # entries read of one container
 MAX_TRIALS = 40  # runs of the request with state set back
+MAX_KEPT_BYTES = 64 << 20  # the fresh process's tensors kept to set one back, at most
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _SKIPPED = set(sys.stdlib_module_names) | {"harness"}  # not the code under test's state
@@ -76,6 +79,17 @@ def _keys_shown(mapping: dict) -> list[tuple[str, object]]:
     return shown
 
 
+def _tensor_shown(t: torch.Tensor) -> str:
+    """Its values' digest where it is small; else its dtype, shape and version (a change in place
+    bumps it), not to read a model's weights at every look."""
+    if t.device.type == "cpu" and t.numel() * t.element_size() <= EXACT_BYTES:
+        return tensor_digest(t)
+    try:
+        return f"{str(t.dtype).removeprefix('torch.')}{tuple(t.shape)} version {t._version}"
+    except Exception:  # noqa: BLE001 - a tensor with no version or storage
+        return f"{type(t).__name__} {t.dtype}"
+
+
 def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
     """Path (a tuple of steps) -> the value there as a string, for all the state imported modules
     reach (see the module's docstring), or only from the paths ``within``. A step is
@@ -87,10 +101,10 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
         if isinstance(obj, _PLAIN):
             found[path] = _shown(obj)
         elif isinstance(obj, torch.Tensor):
-            found[path] = f"tensor {tuple(obj.shape)} {obj.dtype}"
+            found[path] = f"tensor {_tensor_shown(obj)}"
         elif isinstance(obj, _CODE):  # the code itself, not state it keeps: left out, as most globals are code
             return
-        elif id(obj) in seen or depth >= MAX_DEPTH or isinstance(obj, torch.nn.Module):
+        elif id(obj) in seen or depth >= MAX_DEPTH:
             found[path] = type(obj).__qualname__
         else:
             seen.add(id(obj))
@@ -141,10 +155,24 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
     return found
 
 
+_MEMBERS = ("_parameters", "_buffers", "_modules")  # an nn.Module's members, read as its attributes
+
+
+def _as_written(path: tuple) -> list[tuple]:
+    """The steps as code writes them: ``model._parameters['weight']`` is ``model.weight``."""
+    steps = []
+    for step in path:
+        if step[0] == "key" and steps and steps[-1][0] == "attr" and steps[-1][1] in _MEMBERS:
+            steps[-1] = ("attr", _literal(step[1]) if isinstance(_literal(step[1]), str) else step[1])
+        else:
+            steps.append(step)
+    return steps
+
+
 def expression(path: tuple) -> str:
     """A path as Python would write it: ``pkg.mod.Class.attr[(0, 0)]``."""
     text = ""
-    for kind, *rest in path:
+    for kind, *rest in _as_written(path):
         value = rest[0] if rest else None
         text += {"module": f"{value}", "attr": f".{value}", "key": f"[{value}]", "index": f"[{value}]",
                  "len": ".__len__()"}[kind]
@@ -178,10 +206,11 @@ def _entry(mapping: dict, shown: str) -> tuple:
     raise KeyError(shown)
 
 
-def candidates(alone: dict, after: dict) -> list[dict]:
+def candidates(alone: dict, after: dict, tensors: dict | None = None) -> list[dict]:
     """The differences between the fresh process's state (``alone``) and the served one's
     (``after``) that can be set back: ``{"path", "how", "alone", "after"}``, outermost only (an
-    entry the fresh process lacks, not also everything in it)."""
+    entry the fresh process lacks, not also everything in it). ``tensors``: the fresh process's
+    tensors by path, to set one back whose values differ (``"tensor"``)."""
     modules = {p[0] for p in alone} & {p[0] for p in after}
     found: list[dict] = []
     for path in sorted(after, key=len):
@@ -199,6 +228,9 @@ def candidates(alone: dict, after: dict) -> list[dict]:
             found.append({"path": path, "how": "remove", "alone": None, "after": after[path]})
         elif path in alone and last != _LEN and _literal(alone[path]) is not _NOT_LITERAL:
             found.append({"path": path, "how": "write", "alone": alone[path], "after": after[path]})
+        elif path in (tensors or {}) and after[path].startswith("tensor "):
+            found.append({"path": path, "how": "values", "alone": alone[path], "after": after[path],
+                          "tensor": tensors[path]})
     return found
 
 
@@ -215,6 +247,15 @@ def _literal(shown: str):
 def set_back(candidate: dict) -> None:
     """Set the state at ``candidate["path"]`` back to what the fresh process had."""
     path, how = candidate["path"], candidate["how"]
+    if how == "values":  # in place where it fits: whatever else holds the tensor sees it set back too
+        now, fresh = _resolve(path), candidate["tensor"]
+        if isinstance(now, torch.Tensor) and (now.shape, now.dtype, now.device) == (fresh.shape, fresh.dtype,
+                                                                                  fresh.device):
+            with torch.no_grad():
+                now.copy_(fresh)
+        else:
+            _rebind(path, fresh.clone())
+        return
     if how == "cut":
         del _resolve(path[:-1])[int(candidate["alone"]):]
         return
@@ -334,7 +375,7 @@ def _names_by_line(code) -> dict[int, set[str]]:
 
 def _watched_name(path: tuple) -> str:
     """The last attribute or global on the path: what the code that reads or writes it names."""
-    return next(value for kind, *rest in reversed(path) if kind == "attr" for value in rest)
+    return next(value for kind, *rest in reversed(_as_written(path)) if kind == "attr" for value in rest)
 
 
 def _watching_reads(on_read):
@@ -407,6 +448,8 @@ class Watch:
                 continue
 
             def on_read(looked_up, frame, path=path, key=key):
+                if frame.f_code.co_name == "__getattr__" and frame.f_back is not None:
+                    frame = frame.f_back  # an attribute served from the dict (an nn.Module's members): who asked
                 if path in self.read or frame.f_code.co_filename.startswith(_HARNESS):
                     return
                 try:
@@ -414,7 +457,7 @@ class Watch:
                 except Exception:  # noqa: BLE001 - a key that compares oddly is not this one
                     same = False
                 if same:
-                    self.read[path] = self._site(frame.f_code, frame.f_lineno)
+                    self.read[path] = self._reader(frame)
             copy = _watching_reads(on_read)(holder)
             _rebind(path[:-1], copy)
             self._swapped.append((path[:-1], holder))
@@ -422,12 +465,24 @@ class Watch:
     @staticmethod
     def _value(path: tuple) -> str:
         try:
-            return _shown(_resolve(path))
+            value = _resolve(path)
+            return _tensor_shown(value) if isinstance(value, torch.Tensor) else _shown(value)
         except (KeyError, IndexError, TypeError, StopIteration):
             return "<absent>"
 
     def _site(self, code, line: int) -> dict:
         return {"path": code.co_filename, "line": line, "function": code.co_name, "request": self.request}
+
+    def _reader(self, frame) -> dict:
+        """Where ``frame`` read the state: its line, or where the code under test asked for it when
+        the frame is torch's, the standard library's or this tool's (then ``through`` names it)."""
+        asking = frame
+        while asking is not None and code_category(asking.f_code.co_filename) == SKIP:
+            asking = asking.f_back
+        if asking is None or asking is frame:
+            return self._site(frame.f_code, frame.f_lineno)
+        return {**self._site(asking.f_code, asking.f_lineno),
+                "through": f"{frame.f_code.co_filename}:{frame.f_lineno}"}
 
     def _check(self) -> None:
         for path in self.paths:
@@ -454,7 +509,7 @@ class Watch:
                 named = self._lines[code].get(frame.f_lineno, set())
                 for path in self.paths:
                     if path not in self._named and _watched_name(path) in named:
-                        self._named[path] = self._site(code, frame.f_lineno)
+                        self._named[path] = self._reader(frame)
         return self._on_line
 
     def __enter__(self):
@@ -479,6 +534,25 @@ def _label(request) -> str:
     return f"seed {request[0]} request {request[1]}"
 
 
+def _fresh_tensors(state: dict) -> dict:
+    """Copies of the CPU tensors at the paths of ``state`` (up to MAX_KEPT_BYTES in all): what a
+    tensor changed in place is set back to."""
+    kept, size = {}, 0
+    for path, value in state.items():
+        if not value.startswith("tensor "):
+            continue
+        try:
+            t = _resolve(path)
+        except (KeyError, IndexError, TypeError):
+            continue
+        if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.layout == torch.strided:
+            size += t.numel() * t.element_size()
+            if size > MAX_KEPT_BYTES:
+                break
+            kept[path] = t.detach().clone()
+    return kept
+
+
 def find(job: dict) -> dict:
     """In a fork of the warm process: what differs, and what mattered (steps 1 and 2)."""
     from repro.callable import resolve_call
@@ -488,8 +562,9 @@ def find(job: dict) -> dict:
 
     def alone():  # the request served alone: the state it starts from, and the objects it made for itself
         start = snapshot()
+        tensors = _fresh_tensors(start)
         outputs = _outputs(fn, request)
-        return start, outputs, snapshot([path for path, value in start.items() if value == "None"])
+        return start, tensors, outputs, snapshot([path for path, value in start.items() if value == "None"])
 
     served_alone = Fork(alone)  # while this process serves the earlier requests
     for served in earlier:
@@ -498,12 +573,12 @@ def find(job: dict) -> dict:
     status, value = served_alone.result(timeout)
     if status != "ok":
         return {"named": False, "why": f"the request served alone failed: {value}"}
-    fresh, reference, made_alone = value
+    fresh, tensors, reference, made_alone = value
     status, value = in_fork(_outputs, fn, request, timeout=timeout)
     if status != "ok" or _same(value, reference):
         return {"named": False, "why": "the request gave its result served alone this time: nothing to set back"
                 if status == "ok" else f"the request failed after the earlier ones: {value}"}
-    found = candidates(fresh, after)
+    found = candidates(fresh, after, tensors)
     if not found:
         return {"named": False, "why": "no difference in the state imported modules reach could be set back"}
     if not _agrees(fn, request, reference, found, timeout):
@@ -549,7 +624,7 @@ def main(argv) -> int:
                 for served in earlier:
                     watch.request = _label(served)
                     fn(served[2], served[3])
-                met = dict(watch.values)  # what the request meets, shown
+                met = {path: _shown(_resolve(path)) for path in watch.paths}  # what the request meets, shown
                 watch.start_reading(_label(request))
                 fn(request[2], request[3])
         except Exception as exc:  # noqa: BLE001 - what was seen before it stands

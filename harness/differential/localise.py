@@ -139,7 +139,7 @@ _STDLIB_DIRS = tuple({os.path.realpath(sysconfig.get_paths()[key]) + os.sep for 
 _CATEGORY: dict[str, int] = {}
 
 
-def _category(filename: str) -> int:
+def code_category(filename: str) -> int:
     """SKIP (torch, numpy, the standard library, harness), PROJECT (repro, cache_impl)
     or UNDER_TEST (everything else, other site-packages included)."""
     category = _CATEGORY.get(filename)
@@ -425,7 +425,7 @@ class _Recorder(TorchFunctionMode):
                 inner = m if inner is None else inner
                 root = m
             elif site is None:
-                category = _category(code.co_filename)
+                category = code_category(code.co_filename)
                 if category == UNDER_TEST:
                     site = frame
                 elif category == PROJECT and fallback is None:
@@ -571,13 +571,13 @@ class _Recorder(TorchFunctionMode):
             self.collecting = False
 
     def _on_call(self, frame, event, arg):
-        if not self.active or self.collecting or _category(frame.f_code.co_filename) == SKIP:
+        if not self.active or self.collecting or code_category(frame.f_code.co_filename) == SKIP:
             return None
         self.busy = True
         try:
             back = frame.f_back
             code = frame.f_code
-            if back is not None and _category(back.f_code.co_filename) != SKIP:
+            if back is not None and code_category(back.f_code.co_filename) != SKIP:
                 site = self._site(back.f_code.co_filename, back.f_lineno, back.f_code.co_name)
             else:
                 site = self._site(code.co_filename, code.co_firstlineno, code.co_name)

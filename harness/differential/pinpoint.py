@@ -119,9 +119,11 @@ def with_carried(finding: dict, carried: dict) -> dict:
     for s in carried["state"]:
         read, left = s["read"], s["left"]
         at = f"{shown_path(read['path'])}:{read['line']}" if read else "(no line names it)"
+        through = f" (through {shown_path(read['through'].rsplit(':', 1)[0])}:{read['through'].rsplit(':', 1)[1]})" \
+            if read and read.get("through") else ""
         written = f"{shown_path(left['path'])}:{left['line']} ({left['request']})" if left else "(no line seen)"
         lines.append(f"{at}: state an earlier request left, {s['state']} ({s['after'][:80]}; a fresh process has "
-                     f"{s['alone'] or 'none'}), is read here; it was left at {written}")
+                     f"{s['alone'] or 'none'}), is read here{through}; it was left at {written}")
         if read and left:
             finding.setdefault("read", at)
             finding.setdefault("left", f"{shown_path(left['path'])}:{left['line']}")

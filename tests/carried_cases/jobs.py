@@ -83,3 +83,31 @@ in_a_closure = _closure()
 def independent(prompt, seed):
     _LOG.append(prompt)  # left behind, read by no job
     return torch.full((4,), float(len(prompt) + seed))
+
+
+RUNNING = torch.zeros(4)  # a running mean of what the jobs saw
+
+
+def running_mean(prompt, seed):
+    """A statistic kept in a module-level tensor, updated in place by every job."""
+    x = torch.full((4,), float(len(prompt) + seed))
+    RUNNING.mul_(0.5).add_(x, alpha=0.5)  # left: running_mean, read: running_mean (the old mean, updated)
+    return x - RUNNING
+
+
+SCORER = torch.nn.Linear(4, 1)  # a model the script builds once
+with torch.no_grad():
+    SCORER.weight.fill_(0.25)
+    SCORER.bias.zero_()
+
+
+def online_scorer(prompt, seed):
+    """A model held in a module global, trained a step by every job that scores."""
+    x = torch.full((1, 4), float(len(prompt) + seed))
+    score = SCORER(x)  # read: online_scorer (through torch's Linear.forward)
+    if prompt.startswith("learn"):
+        score.sum().backward()
+        with torch.no_grad():
+            SCORER.weight.sub_(0.01 * SCORER.weight.grad)  # left: online_scorer
+        SCORER.zero_grad(set_to_none=True)
+    return score.detach()
