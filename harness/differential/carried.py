@@ -33,9 +33,9 @@ import json
 import os
 import pickle
 import re
+import select
 import signal
 import sys
-import tempfile
 import time
 import types
 import warnings
@@ -278,38 +278,47 @@ def set_back(candidate: dict) -> None:
 # --- running the request in forks ----------------------------------------------------
 
 class Fork:
-    """``fn(*args)`` running in a fork of this process; :meth:`result` waits for it."""
+    """``fn(*args)`` running in a fork of this process; :meth:`result` waits for it. The result
+    comes back through a pipe: a fork killed with its process group leaves no file behind."""
 
     def __init__(self, fn, *args):
-        with tempfile.NamedTemporaryFile(suffix=".pkl", delete=False) as handle:
-            self.out = Path(handle.name)
+        self.reading, writing = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the fork: never returns
+            os.close(self.reading)
             code = 0
             try:
                 result = ("ok", fn(*args))
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
                 result, code = ("error", f"{type(exc).__name__}: {exc}"), 1
             try:
-                self.out.write_bytes(pickle.dumps(result))
+                with os.fdopen(writing, "wb") as out:
+                    out.write(pickle.dumps(result))
             finally:
                 os._exit(code)
+        os.close(writing)
 
     def result(self, timeout: float):
         """``("ok", its return value)``, or ``("error", why)`` where it raised, died or ran past
         ``timeout`` seconds from now (then it is killed)."""
+        deadline, chunks = time.monotonic() + timeout, []
         try:
-            deadline = time.monotonic() + timeout
-            while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
-                if time.monotonic() > deadline:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.reading], [], [], left)[0]:
                     os.kill(self.pid, signal.SIGKILL)
-                    os.waitpid(self.pid, 0)
                     return "error", f"it did not finish in {timeout:.0f}s"
-                time.sleep(0.02)
-            data = self.out.read_bytes()
-            return pickle.loads(data) if data else ("error", "the fork died")
+                chunk = os.read(self.reading, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
         finally:
-            self.out.unlink(missing_ok=True)
+            os.close(self.reading)
+            os.waitpid(self.pid, 0)
+        try:
+            return pickle.loads(b"".join(chunks))
+        except (pickle.UnpicklingError, EOFError):  # nothing, or cut short: it died on the way
+            return "error", "the fork died"
 
 
 def in_fork(fn, *args, timeout: float = 600):
