@@ -292,7 +292,8 @@ id() or address the allocator gave its objects).
 
 ## Where
 The places this workflow drives: {", ".join(f"`{p}`" for p in cell.places)}. What the check named (a stale
-lookup with where its key was taken from the object that is gone; else where the traced runs part):
+lookup with where its key was taken from the object that is gone; for state an earlier job left, where
+this job read it and where it was left; and where the traced runs part):
 {named}
 
 ## Suggested fix
