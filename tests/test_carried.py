@@ -75,7 +75,7 @@ def test_a_singleton_made_on_demand_is_narrowed_to_the_entry_that_mattered(searc
 
 def test_state_out_of_reach_is_said_to_be_and_nothing_is_named(searched):
     found = searched["in_a_closure"]
-    assert not found["named"] and "no difference in the state imported modules reach" in found["why"]
+    assert not found["named"] and "was found in the state imported modules reach" in found["why"]
 
 
 def test_a_job_that_does_not_depend_on_what_was_left_gets_nothing_named(searched):

@@ -28,7 +28,9 @@ closure's cell, a random generator's position) gets no site: the result says why
 from __future__ import annotations
 
 import ast
+import collections
 import dis
+import enum
 import json
 import os
 import pickle
@@ -53,6 +55,7 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _SKIPPED = set(sys.stdlib_module_names) | {"harness"}  # not the code under test's state
 _LEN = ("len",)  # the step naming a list's length
+_LEAVES = (torch.dtype, torch.device, enum.Enum)  # values that are no state of their own: shown whole
 _CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
          types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
 
@@ -98,10 +101,14 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
     seen: set[int] = set()
 
     def visit(path: tuple, obj, depth: int) -> None:
-        if isinstance(obj, _PLAIN):
+        if isinstance(obj, _LEAVES):  # before the plain values: an IntEnum is an int
+            found[path] = f"leaf {obj!r}"
+        elif isinstance(obj, _PLAIN):
             found[path] = _shown(obj)
         elif isinstance(obj, torch.Tensor):
             found[path] = f"tensor {_tensor_shown(obj)}"
+        elif isinstance(obj, _LEAVES):
+            found[path] = f"leaf {obj!r}"
         elif isinstance(obj, _CODE):  # the code itself, not state it keeps: left out, as most globals are code
             return
         elif id(obj) in seen or depth >= MAX_DEPTH:
@@ -184,7 +191,10 @@ def expression(path: tuple) -> str:
 def _resolve(path: tuple):
     """The object at ``path`` in this process (KeyError where there is none)."""
     obj = sys.modules[path[0][1]]
-    for kind, value in path[1:]:
+    for kind, *rest in path[1:]:
+        value = rest[0] if rest else None
+        if kind == "len":
+            return len(obj)
         if kind == "attr":
             fields = getattr(obj, "__dict__", None)
             if not isinstance(fields, (dict, types.MappingProxyType)) or value not in fields:
@@ -206,11 +216,11 @@ def _entry(mapping: dict, shown: str) -> tuple:
     raise KeyError(shown)
 
 
-def candidates(alone: dict, after: dict, tensors: dict | None = None) -> list[dict]:
+def candidates(alone: dict, after: dict, kept: dict | None = None) -> list[dict]:
     """The differences between the fresh process's state (``alone``) and the served one's
     (``after``) that can be set back: ``{"path", "how", "alone", "after"}``, outermost only (an
-    entry the fresh process lacks, not also everything in it). ``tensors``: the fresh process's
-    tensors by path, to set one back whose values differ (``"tensor"``)."""
+    entry the fresh process lacks, not also everything in it). ``kept``: the fresh process's
+    tensors and leaves by path (:func:`_fresh_values`), to set one back that differs."""
     modules = {p[0] for p in alone} & {p[0] for p in after}
     found: list[dict] = []
     for path in sorted(after, key=len):
@@ -228,9 +238,9 @@ def candidates(alone: dict, after: dict, tensors: dict | None = None) -> list[di
             found.append({"path": path, "how": "remove", "alone": None, "after": after[path]})
         elif path in alone and last != _LEN and _literal(alone[path]) is not _NOT_LITERAL:
             found.append({"path": path, "how": "write", "alone": alone[path], "after": after[path]})
-        elif path in (tensors or {}) and after[path].startswith("tensor "):
+        elif path in (kept or {}) and after[path].startswith(("tensor ", "leaf ")):
             found.append({"path": path, "how": "values", "alone": alone[path], "after": after[path],
-                          "tensor": tensors[path]})
+                          "value": kept[path]})
     return found
 
 
@@ -247,10 +257,12 @@ def _literal(shown: str):
 def set_back(candidate: dict) -> None:
     """Set the state at ``candidate["path"]`` back to what the fresh process had."""
     path, how = candidate["path"], candidate["how"]
-    if how == "values":  # in place where it fits: whatever else holds the tensor sees it set back too
-        now, fresh = _resolve(path), candidate["tensor"]
-        if isinstance(now, torch.Tensor) and (now.shape, now.dtype, now.device) == (fresh.shape, fresh.dtype,
-                                                                                  fresh.device):
+    if how == "values":  # a tensor in place where it fits: whatever else holds it sees it set back too
+        now, fresh = _resolve(path), candidate["value"]
+        if not isinstance(fresh, torch.Tensor):
+            _rebind(path, fresh)
+        elif isinstance(now, torch.Tensor) and (now.shape, now.dtype, now.device) == (fresh.shape, fresh.dtype,
+                                                                                    fresh.device):
             with torch.no_grad():
                 now.copy_(fresh)
         else:
@@ -370,15 +382,34 @@ def smallest(found: list[dict], agrees) -> tuple[list[dict], int]:
     return found, trials
 
 
+def narrowed(found: list[dict], agrees) -> tuple[list[dict], int, bool]:
+    """:func:`smallest` in two steps: over the containers the differences are in (the entries of
+    one dict, the fields of one object: a profiling dict of a thousand entries is one step), then
+    within each container kept; and whether each step ran to its end (not stopped by MAX_TRIALS)."""
+    by_holder: dict[tuple, list] = {}
+    for candidate in found:
+        by_holder.setdefault(candidate["path"][:-1], []).append(candidate)
+    holders, trials = smallest(list(by_holder.values()), lambda held: agrees([c for h in held for c in h]))
+    complete, picked = trials < MAX_TRIALS, []
+    for i, held in enumerate(holders):
+        rest = [c for h in holders[i + 1:] for c in h]
+        if len(held) > 1:
+            held, more = smallest(held, lambda subset: agrees(picked + subset + rest))
+            trials, complete = trials + more, complete and more < MAX_TRIALS
+        picked += held
+    return picked, trials, complete
+
+
 # --- where it was left and read ------------------------------------------------------
 
-def _names_by_line(code) -> dict[int, set[str]]:
-    """Line -> the attribute and global names the line loads."""
-    lines: dict[int, set[str]] = {}
+def _names_by_line(code) -> dict[int, set[tuple[str, str]]]:
+    """Line -> the names the line loads: ``("global", name)`` or ``("attr", name)``."""
+    lines: dict[int, set] = {}
     for instruction in dis.get_instructions(code):
-        if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME") and \
-                instruction.positions and instruction.positions.lineno:
-            lines.setdefault(instruction.positions.lineno, set()).add(instruction.argval)
+        kind = {"LOAD_GLOBAL": "global", "LOAD_NAME": "global", "LOAD_ATTR": "attr",
+                "LOAD_METHOD": "attr"}.get(instruction.opname)
+        if kind and instruction.positions and instruction.positions.lineno:
+            lines.setdefault(instruction.positions.lineno, set()).add((kind, instruction.argval))
     return lines
 
 
@@ -387,30 +418,55 @@ def _watched_name(path: tuple) -> str:
     return next(value for kind, *rest in reversed(_as_written(path)) if kind == "attr" for value in rest)
 
 
-def _watching_reads(on_read):
-    """A dict class whose lookups (``[]``, ``in``, ``get``, ``setdefault``, ``pop``) call
-    ``on_read(key, frame)`` with the frame that looked up."""
-    class WatchedDict(dict):
+def _watching_dict(holder: dict, on_read) -> dict:
+    """A copy of ``holder`` (a dict, defaultdict or OrderedDict) whose lookups (``[]``, ``in``,
+    ``get``, ``setdefault``, ``pop``) first call ``on_read(key, frame)`` with the frame that looked
+    up."""
+    base = type(holder)
+
+    class Watched(base):
         def __getitem__(self, key):
             on_read(key, sys._getframe(1))
-            return super().__getitem__(key)
+            return base.__getitem__(self, key)
 
         def __contains__(self, key):
             on_read(key, sys._getframe(1))
-            return super().__contains__(key)
+            return base.__contains__(self, key)
 
         def get(self, key, *default):
             on_read(key, sys._getframe(1))
-            return super().get(key, *default)
+            return base.get(self, key, *default)
 
         def setdefault(self, key, *default):
             on_read(key, sys._getframe(1))
-            return super().setdefault(key, *default)
+            return base.setdefault(self, key, *default)
 
         def pop(self, key, *default):
             on_read(key, sys._getframe(1))
-            return super().pop(key, *default)
-    return WatchedDict
+            return base.pop(self, key, *default)
+    copy = Watched(holder.default_factory) if base is collections.defaultdict else Watched()
+    base.update(copy, holder)
+    return copy
+
+
+def _watching_attribute(holder, name: str, on_read):
+    """Make ``holder`` (an instance of an ordinary class) call ``on_read(frame)`` whenever its
+    attribute ``name`` is read, by giving it a subclass of its class; the class to put back, or
+    None where that cannot be done (a module, a class, a built-in type, slots)."""
+    base = type(holder)
+    if isinstance(holder, (types.ModuleType, type)) or not hasattr(holder, "__dict__"):
+        return None
+
+    def __getattribute__(self, attribute):
+        if attribute == name:
+            on_read(sys._getframe(1))
+        return base.__getattribute__(self, attribute)
+    try:
+        watched = type(base.__name__, (base,), {"__getattribute__": __getattribute__, "__slots__": ()})
+        object.__setattr__(holder, "__class__", watched)
+    except TypeError:
+        return None
+    return base
 
 
 def _rebind(path: tuple, value) -> None:
@@ -425,10 +481,16 @@ def _rebind(path: tuple, value) -> None:
 
 
 class Watch:
-    """A line tracer on the frames whose code names a watched state's attribute or global: the line
-    during which each state last changed (``left``); and, once :meth:`start_reading`, where the
-    request reads it (``read``): for an entry of a dict, the first lookup of its key (the dict is
-    swapped for a copy that sees its lookups); else the first line that names it."""
+    """Where the watched states were left and where they are read, while it is on.
+
+    *Left*: the state is looked at on every line of the frames whose code names its attribute or
+    global, and at every call anywhere (a change made through ``setattr``, or a helper that names
+    nothing, shows at the next); a change is put on the line that was running (a frame's line
+    includes what it called). *Read*, once :meth:`start_reading`: for an entry of a dict, the first
+    lookup of its key (the dict is swapped for a copy that sees its lookups); for an attribute of an
+    object, the first read of it on that object (the object is given a subclass that sees it); else
+    the first line that names the global or attribute (``"by": "names it"``). A line in torch, the
+    standard library or this tool is named where the code under test called it (``through``)."""
 
     def __init__(self, paths: list[tuple]):
         self.paths = paths
@@ -438,70 +500,79 @@ class Watch:
         self.read: dict[tuple, dict] = {}
         self.request = None  # the label of the request being served
         self.reading = False
-        self._last = None  # the event before: (frame's code, line)
         self._lines: dict = {}  # code -> line -> names
+        self._at: dict = {}  # watched frame -> the line it is running
         self._named: dict[tuple, dict] = {}  # path -> the first line that names it, while reading
-        self._swapped: list[tuple] = []  # (the dict's path, the dict) to put back
+        self._undo: list = []  # what start_reading swapped, to put back
 
     def start_reading(self, request: str) -> None:
         self.request, self.reading = request, True
         for path in self.paths:
-            if path[-1][0] != "key" or len(path) < 3:
-                continue
             try:
                 holder = _resolve(path[:-1])
-                key = _entry(holder, path[-1][1])[0]
             except (KeyError, IndexError, TypeError):
                 continue
-            if type(holder) is not dict:  # its own lookups may be overridden: left as it is
-                continue
+            kind, step = path[-1][0], path[-1][1] if len(path[-1]) > 1 else None
+            if kind == "key" and len(path) > 2 and type(holder) in (dict, collections.defaultdict,
+                                                                    collections.OrderedDict):
+                key = _entry(holder, step)[0]
 
-            def on_read(looked_up, frame, path=path, key=key):
-                if frame.f_code.co_name == "__getattr__" and frame.f_back is not None:
-                    frame = frame.f_back  # an attribute served from the dict (an nn.Module's members): who asked
-                if path in self.read or frame.f_code.co_filename.startswith(_HARNESS):
-                    return
-                try:
-                    same = type(looked_up) is type(key) and bool(looked_up == key)
-                except Exception:  # noqa: BLE001 - a key that compares oddly is not this one
-                    same = False
-                if same:
-                    self.read[path] = self._reader(frame)
-            copy = _watching_reads(on_read)(holder)
-            _rebind(path[:-1], copy)
-            self._swapped.append((path[:-1], holder))
+                def on_key(looked_up, frame, path=path, key=key):
+                    try:
+                        same = type(looked_up) is type(key) and bool(looked_up == key)
+                    except Exception:  # noqa: BLE001 - a key that compares oddly is not this one
+                        same = False
+                    if same:
+                        self._first_read(path, frame)
+                _rebind(path[:-1], _watching_dict(holder, on_key))
+                self._undo.append(lambda path=path, holder=holder: _rebind(path[:-1], holder))
+            elif kind == "attr":
+                base = _watching_attribute(holder, step, lambda frame, path=path: self._first_read(path, frame))
+                if base is not None:
+                    self._undo.append(lambda holder=holder, base=base: object.__setattr__(holder, "__class__", base))
+
+    def _first_read(self, path: tuple, frame) -> None:
+        if frame.f_code.co_name in ("__getattr__", "__getattribute__") and frame.f_back is not None:
+            frame = frame.f_back  # an attribute served from a dict (an nn.Module's members): who asked
+        if path not in self.read and not frame.f_code.co_filename.startswith(_HARNESS):
+            self.read[path] = self._where(frame, frame.f_lineno)
 
     @staticmethod
     def _value(path: tuple) -> str:
         try:
             value = _resolve(path)
-            return _tensor_shown(value) if isinstance(value, torch.Tensor) else _shown(value)
-        except (KeyError, IndexError, TypeError, StopIteration):
+        except (KeyError, IndexError, TypeError, ValueError, StopIteration):
             return "<absent>"
+        if isinstance(value, torch.Tensor):  # looked at on every call: not its bytes
+            return f"tensor {id(value)} version {value._version}"
+        return _shown(value)
 
-    def _site(self, code, line: int) -> dict:
-        return {"path": code.co_filename, "line": line, "function": code.co_name, "request": self.request}
-
-    def _reader(self, frame) -> dict:
-        """Where ``frame`` read the state: its line, or where the code under test asked for it when
-        the frame is torch's, the standard library's or this tool's (then ``through`` names it)."""
+    def _where(self, frame, line: int) -> dict:
+        """``frame`` at ``line``, or where the code under test called it when the frame is torch's,
+        the standard library's or this tool's (then ``through`` names the frame)."""
         asking = frame
         while asking is not None and code_category(asking.f_code.co_filename) == SKIP:
             asking = asking.f_back
+        code = frame.f_code
+        site = {"path": code.co_filename, "line": line, "function": code.co_name, "request": self.request}
         if asking is None or asking is frame:
-            return self._site(frame.f_code, frame.f_lineno)
-        return {**self._site(asking.f_code, asking.f_lineno),
-                "through": f"{frame.f_code.co_filename}:{frame.f_lineno}"}
+            return site
+        return {**site, "path": asking.f_code.co_filename, "line": asking.f_lineno,
+                "function": asking.f_code.co_name, "through": f"{code.co_filename}:{line}"}
 
-    def _check(self) -> None:
+    def _check(self, frame, line: int) -> None:
+        """Any change since the last look was made while ``frame`` ran ``line``."""
         for path in self.paths:
             now = self._value(path)
             if now != self.values[path]:
                 self.values[path] = now
-                if self._last is not None and not self.reading:
-                    self.left[path] = self._site(*self._last)
+                if not self.reading and frame is not None:
+                    self.left[path] = self._where(frame, line)
 
     def _on_call(self, frame, event, arg):
+        caller = frame.f_back
+        if caller is not None and not caller.f_code.co_filename.startswith(_HARNESS):
+            self._check(caller, self._at.get(caller, caller.f_lineno))
         code = frame.f_code
         if not self.names & set(code.co_names) or code.co_filename.startswith(_HARNESS):
             return None
@@ -510,16 +581,27 @@ class Watch:
         return self._on_line
 
     def _on_line(self, frame, event, arg):
-        self._check()
-        if event == "line":
-            code = frame.f_code
-            self._last = (code, frame.f_lineno)
-            if self.reading:
-                named = self._lines[code].get(frame.f_lineno, set())
-                for path in self.paths:
-                    if path not in self._named and _watched_name(path) in named:
-                        self._named[path] = self._reader(frame)
+        if frame in self._at:
+            self._check(frame, self._at[frame])
+        if event == "return":
+            self._at.pop(frame, None)
+            return self._on_line
+        self._at[frame] = frame.f_lineno
+        if self.reading:
+            loaded = self._lines[frame.f_code].get(frame.f_lineno, set())
+            for path in self.paths:
+                if path not in self._named and self._names_it(path, frame, loaded):
+                    self._named[path] = {**self._where(frame, frame.f_lineno), "by": "names it"}
         return self._on_line
+
+    @staticmethod
+    def _names_it(path: tuple, frame, loaded: set) -> bool:
+        name = _watched_name(path)
+        if ("attr", name) in loaded:
+            return True
+        # a global of the state's own module, read by that module's code
+        return ("global", name) in loaded and len(_as_written(path)) == 2 and \
+            frame.f_globals is vars(sys.modules.get(path[0][1], sys))
 
     def __enter__(self):
         sys.settrace(self._on_call)
@@ -527,9 +609,8 @@ class Watch:
 
     def __exit__(self, *exc):
         sys.settrace(None)
-        self._check()
-        for path, original in reversed(self._swapped):
-            _rebind(path, original)
+        for undo in reversed(self._undo):
+            undo()
         for path, site in self._named.items():
             self.read.setdefault(path, site)
 
@@ -543,22 +624,24 @@ def _label(request) -> str:
     return f"seed {request[0]} request {request[1]}"
 
 
-def _fresh_tensors(state: dict) -> dict:
-    """Copies of the CPU tensors at the paths of ``state`` (up to MAX_KEPT_BYTES in all): what a
-    tensor changed in place is set back to."""
+def _fresh_values(state: dict) -> dict:
+    """What a value that differs is set back to, by path: copies of the CPU tensors (up to
+    MAX_KEPT_BYTES in all), and the leaves (a dtype, a device, an enum member: the same objects in
+    every fork)."""
     kept, size = {}, 0
-    for path, value in state.items():
-        if not value.startswith("tensor "):
+    for path, shown in state.items():
+        if not shown.startswith(("tensor ", "leaf ")):
             continue
         try:
-            t = _resolve(path)
+            value = _resolve(path)
         except (KeyError, IndexError, TypeError):
             continue
-        if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.layout == torch.strided:
-            size += t.numel() * t.element_size()
-            if size > MAX_KEPT_BYTES:
-                break
-            kept[path] = t.detach().clone()
+        if isinstance(value, _LEAVES):
+            kept[path] = value
+        elif isinstance(value, torch.Tensor) and value.device.type == "cpu" and value.layout == torch.strided:
+            size += value.numel() * value.element_size()
+            if size <= MAX_KEPT_BYTES:
+                kept[path] = value.detach().clone()
     return kept
 
 
@@ -571,7 +654,7 @@ def find(job: dict) -> dict:
 
     def alone():  # the request served alone: the state it starts from, and the objects it made for itself
         start = snapshot()
-        tensors = _fresh_tensors(start)
+        tensors = _fresh_values(start)
         outputs = _outputs(fn, request)
         return start, tensors, outputs, snapshot([path for path, value in start.items() if value == "None"])
 
@@ -589,12 +672,15 @@ def find(job: dict) -> dict:
                 if status == "ok" else f"the request failed after the earlier ones: {value}"}
     found = candidates(fresh, after, tensors)
     if not found:
-        return {"named": False, "why": "no difference in the state imported modules reach could be set back"}
+        return {"named": False, "why": "no difference that could be set back was found in the state imported modules "
+                                        "reach (globals, class attributes, what they hold): state in a closure, a "
+                                        "function's defaults, a C extension or torch's own settings is not read"}
     if not _agrees(fn, request, reference, found, timeout):
         return {"named": False, "why": f"setting back every difference found ({len(found)}) in the state imported "
                                         f"modules reach did not give the result served alone: the state that "
-                                        f"carried is elsewhere (a closure, a C extension's memory)"}
-    chosen, trials = smallest(found, lambda subset: _agrees(fn, request, reference, subset, timeout))
+                                        f"carried is elsewhere (a closure, a function's defaults, a C extension, "
+                                        f"torch's own settings)"}
+    chosen, trials, complete = narrowed(found, lambda subset: _agrees(fn, request, reference, subset, timeout))
     made = [c for c in chosen if c["how"] == "write" and c["alone"] == "None"]
     if made:  # an object the fresh process makes when the request needs it: which of its parts mattered?
         for candidate in made:
@@ -603,9 +689,10 @@ def find(job: dict) -> dict:
             others = [c for c in chosen if c is not candidate]
             if not inside or not _agrees(fn, request, reference, others + inside, timeout):
                 continue
-            parts, more = smallest(inside, lambda subset: _agrees(fn, request, reference, others + subset, timeout))
-            chosen, trials = others + parts, trials + more + 1
-    return {"named": True, "chosen": chosen, "differences": len(found), "trials": trials + 2}
+            parts, more, whole = narrowed(inside, lambda subset: _agrees(fn, request, reference, others + subset,
+                                                                        timeout))
+            chosen, trials, complete = others + parts, trials + more + 1, complete and whole
+    return {"named": True, "chosen": chosen, "differences": len(found), "trials": trials + 2, "complete": complete}
 
 
 def main(argv) -> int:

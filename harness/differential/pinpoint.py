@@ -128,7 +128,10 @@ def with_carried(finding: dict, carried: dict) -> dict:
             finding.setdefault("read", at)
             finding.setdefault("left", f"{shown_path(left['path'])}:{left['line']}")
     finding["place"] = "; ".join(lines) + (f"; set back to what a fresh process has, the request gives its result "
-                                           f"served alone ({carried['trials']} runs). The traced runs part at "
+                                           f"served alone ({carried['trials']} runs"
+                                           + ("" if carried.get("complete", True) else
+                                              "; the search stopped there: what is named may hold more than it "
+                                              "needs") + "). The traced runs part at "
                                            f"{finding['place']}")
     return finding
 
