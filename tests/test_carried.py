@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 JOBS = ROOT / "tests" / "carried_cases" / "jobs.py"
 PROMPTS = {"rewritten_settings": ("a b", "a b c"), "settings_by_position": ("scaled up", "plain"),
            "memo_beside_noise": ("red", "green"), "in_a_closure": ("red", "green"), "independent": ("red", "green"),
-           "running_mean": ("red", "green"), "online_scorer": ("learn red", "green")}
+           "running_mean": ("red", "green"), "online_scorer": ("learn red", "green"),
+           "turn_counter": ("hello", "again"), "precision_switch": ("precise", "plain"),
+           "two_settings_among_noise": ("first", "second")}
 
 
 def marked(kind: str, job: str) -> int:
@@ -54,6 +56,9 @@ def searched(tmp_path_factory) -> dict:
     ("memo_beside_noise", "carried_cases.jobs._SEEN['first']", "remove"),  # beside a log and a counter
     ("running_mean", "carried_cases.jobs.RUNNING", "values"),  # a tensor changed in place
     ("online_scorer", "carried_cases.jobs.SCORER.weight", "values"),  # a model's weight, read through the module
+    ("turn_counter", "carried_cases.jobs._TURNS.__len__()", "cut"),  # a list that grows
+    # set by setattr in a helper, on the instance over its class's: removed, the class's is read again
+    ("precision_switch", "carried_cases.jobs.PRECISION.dtype", "remove"),
 ])
 def test_the_state_that_carried_is_named_where_it_was_left_and_where_it_was_read(searched, job, state, how):
     found = searched[job]
@@ -63,6 +68,16 @@ def test_the_state_that_carried_is_named_where_it_was_left_and_where_it_was_read
     for site, kind in (("left", "left"), ("read", "read")):
         assert Path(named[site]["path"]) == JOBS and named[site]["line"] == marked(kind, job), (site, named)
     assert named["left"]["request"] == "seed 0 request 0" and named["read"]["request"] == "seed 0 request 1"
+
+
+def test_two_states_that_both_matter_are_named_and_the_many_entries_nothing_reads_are_not(searched):
+    found = searched["two_settings_among_noise"]
+    assert found["named"] and found["complete"] and found["differences"] >= 150, found.get("why")
+    named = {s["state"]: s for s in found["state"]}
+    assert set(named) == {"carried_cases.jobs._FIRST['flag']", "carried_cases.jobs._KNOBS.inner['knob']"}
+    flag, knob = named["carried_cases.jobs._FIRST['flag']"], named["carried_cases.jobs._KNOBS.inner['knob']"]
+    assert flag["left"]["line"] == marked("left", "two_settings_among_noise") == knob["left"]["line"] - 1
+    assert flag["read"]["line"] == knob["read"]["line"] == marked("read", "two_settings_among_noise")
 
 
 def test_a_singleton_made_on_demand_is_narrowed_to_the_entry_that_mattered(searched):

@@ -483,8 +483,8 @@ def _rebind(path: tuple, value) -> None:
 class Watch:
     """Where the watched states were left and where they are read, while it is on.
 
-    *Left*: the state is looked at on every line of the frames whose code names its attribute or
-    global, and at every call anywhere (a change made through ``setattr``, or a helper that names
+    *Left*: the state is looked at on every line of the frames whose code names an attribute or
+    global on its path, and at every call anywhere (a change made through ``setattr``, or a helper that names
     nothing, shows at the next); a change is put on the line that was running (a frame's line
     includes what it called). *Read*, once :meth:`start_reading`: for an entry of a dict, the first
     lookup of its key (the dict is swapped for a copy that sees its lookups); for an attribute of an
@@ -494,7 +494,8 @@ class Watch:
 
     def __init__(self, paths: list[tuple]):
         self.paths = paths
-        self.names = {_watched_name(p) for p in paths}
+        # every attribute or global on the paths: a frame that names the holder may change the state
+        self.names = {name for p in paths for kind, *rest in _as_written(p) if kind == "attr" for name in rest}
         self.values = {p: self._value(p) for p in paths}
         self.left: dict[tuple, dict] = {}
         self.read: dict[tuple, dict] = {}
@@ -600,7 +601,7 @@ class Watch:
         if ("attr", name) in loaded:
             return True
         # a global of the state's own module, read by that module's code
-        return ("global", name) in loaded and len(_as_written(path)) == 2 and \
+        return ("global", name) in loaded and len([s for s in _as_written(path) if s != _LEN]) == 2 and \
             frame.f_globals is vars(sys.modules.get(path[0][1], sys))
 
     def __enter__(self):

@@ -111,3 +111,56 @@ def online_scorer(prompt, seed):
             SCORER.weight.sub_(0.01 * SCORER.weight.grad)  # left: online_scorer
         SCORER.zero_grad(set_to_none=True)
     return score.detach()
+
+
+_TURNS = []
+
+
+def turn_counter(prompt, seed):
+    """A conversation's turns kept in a module-level list: the result depends on its length."""
+    _TURNS.append(prompt)  # left: turn_counter, read: turn_counter (its length, then appended to)
+    return torch.full((4,), float(len(_TURNS) + seed))
+
+
+class Precision:
+    dtype = torch.float32
+
+
+PRECISION = Precision()
+
+
+def _apply(settings, overrides):
+    for name, value in overrides.items():
+        setattr(settings, name, value)
+
+
+def precision_switch(prompt, seed):
+    """A job that asks for double precision sets it through a helper that names no attribute,
+    and every later job computes in it."""
+    if prompt.startswith("precise"):
+        _apply(PRECISION, {"dtype": torch.float64})  # left: precision_switch
+    x = torch.linspace(0.1, 0.9, 4, dtype=PRECISION.dtype)  # read: precision_switch
+    return (x.exp() * (seed + 1)).to(torch.float32)  # rounded once in double, twice in single
+
+
+_PROFILE = {}
+_FIRST = {}
+
+
+class _Knobs:
+    def __init__(self):
+        self.inner = {}
+
+
+_KNOBS = _Knobs()
+
+
+def two_settings_among_noise(prompt, seed):
+    """Two settings the first job leaves, both read later, beside a profile of many entries
+    nothing reads."""
+    for layer in range(150):
+        _PROFILE[f"{prompt}/layer{layer}"] = layer
+    if prompt.startswith("first"):
+        _FIRST["flag"] = 1.0  # left: two_settings_among_noise
+        _KNOBS.inner["knob"] = 2.0
+    return torch.full((4,), float(seed)) + _FIRST.get("flag", 0.0) + _KNOBS.inner.get("knob", 0.0)  # read: two_settings_among_noise
