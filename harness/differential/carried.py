@@ -12,14 +12,14 @@ for the first request that differs served after the ones before it from served a
    import is no state carried), and so is this tool.
 2. *What mattered.* Each difference that can be set back to what the fresh process had (an
    entry or attribute the fresh process lacks is removed, a list cut to its length, a plain
-   value written back) is a candidate. In forks of the served process the request runs with
-   candidates set back, split as delta debugging splits them, until the smallest set is found
-   with which the request gives, bitwise, its result served alone. That set, and nothing else, is
-   what is named: a difference the request never looked at is not.
-3. *Where.* The earlier requests are served again with a line tracer on the frames whose code
-   names the state's attribute or global: the line during which the state took the value the
-   request met is where it was *left*; then the request runs and the first line that reads
-   that name is where it was *read*.
+   value, a dtype or a tensor's values written back) is a candidate. In forks of the served
+   process the request runs with candidates set back, split as delta debugging splits them (by
+   container first, then within), until the smallest set is found with which the request gives,
+   bitwise, its result served alone. That set, and nothing else, is what is named: a
+   difference the request never looked at is not.
+3. *Where.* The earlier requests are served again under :class:`Watch`: where the state took
+   the value the request met is where it was *left*; then the request runs, and its first
+   lookup or read of the state is where it was *read*.
 
 A request whose result does not depend on any state reached this way (a C extension's memory, a
 closure's cell, a random generator's position) gets no site: the result says why.
