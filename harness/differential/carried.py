@@ -469,6 +469,10 @@ def _watching_attribute(holder, name: str, on_read):
     return base
 
 
+def _raise(exc: Exception):
+    raise exc
+
+
 def _rebind(path: tuple, value) -> None:
     """Make the holder of ``path`` hold ``value`` there instead."""
     holder, (kind, step) = _resolve(path[:-1]), path[-1]
@@ -496,7 +500,9 @@ class Watch:
         self.paths = paths
         # every attribute or global on the paths: a frame that names the holder may change the state
         self.names = {name for p in paths for kind, *rest in _as_written(p) if kind == "attr" for name in rest}
+        self._key_objects: dict[tuple, object] = {}  # a key step's path -> the key object: no search of the dict
         self.values = {p: self._value(p) for p in paths}
+        self.quick = {p: self._quick(p) for p in paths}
         self.left: dict[tuple, dict] = {}
         self.read: dict[tuple, dict] = {}
         self.request = None  # the label of the request being served
@@ -538,15 +544,46 @@ class Watch:
         if path not in self.read and not frame.f_code.co_filename.startswith(_HARNESS):
             self.read[path] = self._where(frame, frame.f_lineno)
 
-    @staticmethod
-    def _value(path: tuple) -> str:
+    def _resolved(self, path: tuple):
+        """:func:`_resolve`, the key objects found once and then looked up directly (it runs at every
+        call and line watched)."""
+        obj = sys.modules[path[0][1]]
+        for i in range(1, len(path)):
+            kind, *rest = path[i]
+            if kind == "len":
+                return len(obj)
+            if kind == "attr":
+                fields = getattr(obj, "__dict__", None)
+                if not isinstance(fields, (dict, types.MappingProxyType)) or rest[0] not in fields:
+                    raise KeyError(rest[0])
+                obj = fields[rest[0]]
+            elif kind == "key":
+                key = self._key_objects.get(path[:i + 1])
+                if key is None:
+                    key = self._key_objects[path[:i + 1]] = _entry(obj, rest[0])[0]
+                obj = obj[key] if key in obj else _raise(KeyError(rest[0]))
+            else:
+                obj = obj[rest[0]]
+        return obj
+
+    def _value(self, path: tuple) -> str:
         try:
-            value = _resolve(path)
+            value = self._resolved(path)
         except (KeyError, IndexError, TypeError, ValueError, StopIteration):
             return "<absent>"
-        if isinstance(value, torch.Tensor):  # looked at on every call: not its bytes
+        if isinstance(value, torch.Tensor):  # looked at on every line: not its bytes
             return f"tensor {id(value)} version {value._version}"
         return _shown(value)
+
+    def _quick(self, path: tuple) -> tuple:
+        """What changes when the state does, but for a container's item replaced in place: its
+        identity, size and version (a look at every call, where :meth:`_value` would cost)."""
+        try:
+            value = self._resolved(path)
+        except (KeyError, IndexError, TypeError, ValueError, StopIteration):
+            return ("absent",)
+        size = len(value) if isinstance(value, (dict, list, set, tuple, str)) else None
+        return id(value), size, getattr(value, "_version", None) if isinstance(value, torch.Tensor) else None
 
     def _where(self, frame, line: int) -> dict:
         """``frame`` at ``line``, or where the code under test called it when the frame is torch's,
@@ -561,9 +598,15 @@ class Watch:
         return {**site, "path": asking.f_code.co_filename, "line": asking.f_lineno,
                 "function": asking.f_code.co_name, "through": f"{code.co_filename}:{line}"}
 
-    def _check(self, frame, line: int) -> None:
-        """Any change since the last look was made while ``frame`` ran ``line``."""
+    def _check(self, frame, line: int, quick: bool = False) -> None:
+        """Any change since the last look was made while ``frame`` ran ``line``; ``quick``: only
+        where :meth:`_quick` sees it."""
         for path in self.paths:
+            if quick:
+                fingerprint = self._quick(path)
+                if fingerprint == self.quick[path]:
+                    continue
+                self.quick[path] = fingerprint
             now = self._value(path)
             if now != self.values[path]:
                 self.values[path] = now
@@ -573,7 +616,7 @@ class Watch:
     def _on_call(self, frame, event, arg):
         caller = frame.f_back
         if caller is not None and not caller.f_code.co_filename.startswith(_HARNESS):
-            self._check(caller, self._at.get(caller, caller.f_lineno))
+            self._check(caller, self._at.get(caller, caller.f_lineno), quick=True)
         code = frame.f_code
         if not self.names & set(code.co_names) or code.co_filename.startswith(_HARNESS):
             return None

@@ -4,10 +4,10 @@ of that request recorded (``harness.differential.localise``), and the traces are
 
 - address axis: the request after the ones before it, under the never-reuse and
   under the normal allocator;
-- state axis: the request after the ones before it, and the request alone in a
-  fresh process, both never-reuse; and which state the earlier requests left that the
-  request met, where it was left and where it was read (``harness.differential.carried``),
-  in the process that serves the request alone.
+- state axis: first, which state the earlier requests left that the request met, where it
+  was left and where it was read (``harness.differential.carried``), in the process that
+  serves the request alone; where that names none, the request after the ones before it,
+  and the request alone in a fresh process, both never-reuse, traced.
 
 Each traced run is :func:`main` as a job of one of the check's warm processes (``repro.warm``):
 ``main([JOB.json, OUT.pt])``.
@@ -51,41 +51,30 @@ def localise_findings(job: dict, requests: list, first: dict, processes: dict, f
                       progress=print) -> list[dict]:
     """``first``: axis -> position of its first diverging request. Runs the traced jobs in
     ``processes`` (warm processes, ``repro.warm``, by run: ``never_reuse``, ``normal``,
-    ``alone``), writing into ``folder``; returns one finding per axis."""
+    ``alone``), writing into ``folder``; returns one finding per axis. On the state axis the search
+    for the state that carried runs first; the traced runs only where it named none."""
     address, state = first.get("address"), first.get("state")
+    started, traces, carried = time.perf_counter(), {}, None
     runs = {}  # name -> (requests, traced positions)
-    upto = max(p for p in (address, state) if p is not None)
-    # On the address axis every request is traced in both runs (the recorder allocates too, so
-    # where the allocator puts things changes): the place is named at the first request where
-    # the traced runs differ again.
-    traced = set(range(len(requests))) if address is not None else set()
-    upto = len(requests) - 1 if address is not None else upto
-    runs["never_reuse"] = (requests[:upto + 1], sorted(traced | ({state} - {None})))
     if address is not None:
-        runs["normal"] = (requests, sorted(traced))
+        # Every request is traced in both runs (the recorder allocates too, so where the allocator
+        # puts things changes): the place is named at the first request where the traced runs differ again.
+        runs = {"never_reuse": (requests, list(range(len(requests)))), "normal": (requests, list(range(len(requests))))}
+    carried_out = folder / "carried-out.json"
     if state is not None:
-        runs["alone"] = ([requests[state]], [0])
-    started, traces, names = time.perf_counter(), {}, {}  # names: job label -> run
-    for name, (served, traced) in runs.items():
-        path = folder / f"traced-{name}.json"
-        path.write_text(json.dumps({**job, "requests": served, "traced": traced, "never_reuse": name != "normal"}))
-        names[f"the traced {name} run"] = name
-        processes[name].submit(f"the traced {name} run", "harness.differential.pinpoint:main", [path, folder / f"traced-{name}.pt"])
-    carried_job, carried_out = folder / "carried.json", folder / "carried-out.json"
-    if state is not None:
+        carried_job = folder / "carried.json"
         carried_job.write_text(json.dumps({**job, "requests": requests[:state + 1], "timeout": timeout}))
         processes["alone"].submit(CARRIED, "harness.differential.carried:main", [carried_job, carried_out])
-
-    def collect(process, label):
-        if label == CARRIED:
-            progress(f"  {CARRIED} done in {time.perf_counter() - started:.1f}s")
-            return
-        name = names[label]
-        traces[name] = torch.load(folder / f"traced-{name}.pt", weights_only=True)
-        progress(f"  traced {name:11} done in {time.perf_counter() - started:.1f}s")
-
     try:
-        warm.wait_for({processes[name] for name in runs}, timeout, collect)
+        _serve_traced(runs, job, processes, folder, timeout, traces, started, progress, also=("alone",) * (
+            state is not None))
+        if state is not None:
+            carried = json.loads(carried_out.read_text())
+            if not carried.get("named"):  # where the runs part is what is left to say
+                more = {"alone": ([requests[state]], [0])}
+                if address is None:
+                    more["never_reuse"] = (requests[:state + 1], [state])
+                _serve_traced(more, job, processes, folder, timeout, traces, started, progress)
     except warm.JobFailed as exc:
         return [{"axis": "localisation", "place": str(exc)}]
     findings = []
@@ -100,15 +89,38 @@ def localise_findings(job: dict, requests: list, first: dict, processes: dict, f
             findings.append(_finding("address-dependent", requests[again], traces["never_reuse"]["traces"][str(again)],
                                      traces["normal"]["traces"][str(again)]))
     if state is not None:
-        finding = _finding("carries state", requests[state], traces["alone"]["traces"]["0"],
-                           traces["never_reuse"]["traces"][str(state)])
-        findings.append(with_carried(finding, json.loads(carried_out.read_text())))
+        where = f"seed {requests[state][0]} request {requests[state][1]}"
+        finding = {"axis": "carries state", "request": where, "place": where, "divergence": None}
+        if "alone" in traces:
+            finding = _finding("carries state", requests[state], traces["alone"]["traces"]["0"],
+                               traces["never_reuse"]["traces"][str(state)])
+        findings.append(with_carried(finding, carried))
     return findings
+
+
+def _serve_traced(runs: dict, job: dict, processes: dict, folder: Path, timeout: float, traces: dict,
+                  started: float, progress, also: tuple = ()) -> None:
+    """Serve ``runs`` (name -> (requests, traced positions)) traced, as jobs of ``processes``, into
+    ``traces``; wait for them and for the jobs already sent to the processes named in ``also``."""
+    names = {}  # job label -> run
+    for name, (served, traced) in runs.items():
+        path = folder / f"traced-{name}.json"
+        path.write_text(json.dumps({**job, "requests": served, "traced": traced, "never_reuse": name != "normal"}))
+        names[f"the traced {name} run"] = name
+        processes[name].submit(f"the traced {name} run", "harness.differential.pinpoint:main",
+                               [path, folder / f"traced-{name}.pt"])
+
+    def collect(process, label):
+        if label in names:
+            traces[names[label]] = torch.load(folder / f"traced-{names[label]}.pt", weights_only=True)
+        progress(f"  {label} done in {time.perf_counter() - started:.1f}s")
+    warm.wait_for({processes[name] for name in (*runs, *also)}, timeout, collect)
 
 
 def with_carried(finding: dict, carried: dict) -> dict:
     """The state-axis ``finding`` with what :mod:`harness.differential.carried` found: where the
-    state was left and read are the finding's place; where the traced runs part stays beside them."""
+    state was left and read are the finding's place, with where the traced runs part where they
+    were traced (the search named none)."""
     from harness.sanitize.report import shown_path
 
     finding = {**finding, "carried": carried}
@@ -127,12 +139,12 @@ def with_carried(finding: dict, carried: dict) -> dict:
         if read and left:
             finding.setdefault("read", at)
             finding.setdefault("left", f"{shown_path(left['path'])}:{left['line']}")
+    traced = f" The traced runs part at {finding['place']}" if finding.get("divergence") else ""
     finding["place"] = "; ".join(lines) + (f"; set back to what a fresh process has, the request gives its result "
                                            f"served alone ({carried['trials']} runs"
                                            + ("" if carried.get("complete", True) else
                                               "; the search stopped there: what is named may hold more than it "
-                                              "needs") + "). The traced runs part at "
-                                           f"{finding['place']}")
+                                              "needs") + ")." + traced)
     return finding
 
 
