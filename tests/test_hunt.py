@@ -233,9 +233,9 @@ HUNT_FINDINGS = {
         "offloaded_models": ("clean", (None, None), None),
     },
     "transformers": {"detr_sweep": ("clean", (None, None), None)},
-    # carried: where the next model's adapter reads the config's target modules, and where the first
-    # model's resolved "all-linear" into them
-    "peft": {"all_linear_sweep": ("carries state", ("peft/tuners/lora/model.py", "peft_config.target_modules"),
+    # carried: where the next model's wrapping first reads the config's target modules, and where the
+    # first model's resolved "all-linear" into them
+    "peft": {"all_linear_sweep": ("carries state", ("peft/tuners/tuners_utils.py", 'getattr(peft_config, "target_modules"'),
                                   ("peft/tuners/tuners_utils.py", "peft_config.target_modules = "))},
 }
 
