@@ -67,18 +67,18 @@ def _shown(value) -> str:
     return _HEX.sub("0x?", repr(value)[:160])
 
 
-def _keys_shown(mapping: dict) -> list[tuple[str, object]]:
-    """(shown key, value) of a dict's own entries (``dict.items``: a subclass that loads its entries
+def _keys_shown(mapping: dict) -> list[tuple[str, object, object]]:
+    """(shown key, key, value) of a dict's own entries (``dict.items``: a subclass that loads its entries
     on demand is not made to), a key of another kind than a plain value shown by its type and its
     place among the keys of that type: its repr is the program's code, and may cost or print."""
     shown, count = [], {}
     for key, value in list(dict.items(mapping))[:MAX_ITEMS]:
         if isinstance(key, _PLAIN) or (isinstance(key, tuple) and all(isinstance(k, _PLAIN) for k in key)):
-            shown.append((_shown(key), value))
+            shown.append((_shown(key), key, value))
         else:
             kind = type(key).__qualname__
             count[kind] = count.get(kind, 0) + 1
-            shown.append((f"<a {kind} #{count[kind]}>", value))
+            shown.append((f"<a {kind} #{count[kind]}>", key, value))
     return shown
 
 
@@ -107,8 +107,6 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
             found[path] = _shown(obj)
         elif isinstance(obj, torch.Tensor):
             found[path] = f"tensor {_tensor_shown(obj)}"
-        elif isinstance(obj, _LEAVES):
-            found[path] = f"leaf {obj!r}"
         elif isinstance(obj, _CODE):  # the code itself, not state it keeps: left out, as most globals are code
             return
         elif id(obj) in seen or depth >= MAX_DEPTH:
@@ -117,8 +115,8 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
             seen.add(id(obj))
             if isinstance(obj, dict):
                 found[path] = f"dict of {dict.__len__(obj)}"
-                for key, value in _keys_shown(obj):
-                    visit((*path, ("key", key)), value, depth + 1)
+                for shown, _, value in _keys_shown(obj):
+                    visit((*path, ("key", shown)), value, depth + 1)
             elif isinstance(obj, (list, tuple)):
                 items = list.__iter__(obj) if isinstance(obj, list) else tuple.__iter__(obj)
                 found[path] = "list" if isinstance(obj, list) else "tuple"
@@ -170,7 +168,8 @@ def _as_written(path: tuple) -> list[tuple]:
     steps = []
     for step in path:
         if step[0] == "key" and steps and steps[-1][0] == "attr" and steps[-1][1] in _MEMBERS:
-            steps[-1] = ("attr", _literal(step[1]) if isinstance(_literal(step[1]), str) else step[1])
+            name = _literal(step[1])
+            steps[-1] = ("attr", name if isinstance(name, str) else step[1])
         else:
             steps.append(step)
     return steps
@@ -188,29 +187,37 @@ def expression(path: tuple) -> str:
 
 # --- what can be set back ------------------------------------------------------------
 
-def _resolve(path: tuple):
-    """The object at ``path`` in this process (KeyError where there is none)."""
+def _resolve(path: tuple, keys: dict | None = None):
+    """The object at ``path`` in this process (KeyError where there is none). ``keys``: a key
+    step's path -> the key object, filled and then used instead of searching the dict (for a
+    caller that resolves the same paths again and again)."""
     obj = sys.modules[path[0][1]]
-    for kind, *rest in path[1:]:
-        value = rest[0] if rest else None
+    for i in range(1, len(path)):
+        kind, *rest = path[i]
         if kind == "len":
             return len(obj)
         if kind == "attr":
             fields = getattr(obj, "__dict__", None)
-            if not isinstance(fields, (dict, types.MappingProxyType)) or value not in fields:
-                raise KeyError(value)
-            obj = fields[value]
+            if not isinstance(fields, (dict, types.MappingProxyType)) or rest[0] not in fields:
+                raise KeyError(rest[0])
+            obj = fields[rest[0]]
+        elif kind == "key" and keys is None:
+            obj = _entry(obj, rest[0])[1]
         elif kind == "key":
-            obj = _entry(obj, value)[1]
+            key = keys.get(path[:i + 1])
+            if key is None:
+                key = keys[path[:i + 1]] = _entry(obj, rest[0])[0]
+            if key not in obj:
+                raise KeyError(rest[0])
+            obj = obj[key]
         else:
-            obj = obj[value]
+            obj = obj[rest[0]]
     return obj
 
 
 def _entry(mapping: dict, shown: str) -> tuple:
     """The (key, value) of ``mapping`` whose key is shown as ``shown`` (KeyError if none)."""
-    keys = list(dict.keys(mapping))[:MAX_ITEMS]
-    for (text, value), key in zip(_keys_shown(mapping), keys):
+    for text, key, value in _keys_shown(mapping):
         if text == shown:
             return key, value
     raise KeyError(shown)
@@ -271,20 +278,14 @@ def set_back(candidate: dict) -> None:
     if how == "cut":
         del _resolve(path[:-1])[int(candidate["alone"]):]
         return
-    holder, (kind, value) = _resolve(path[:-1]), path[-1]
+    if how == "write":
+        _rebind(path, _literal(candidate["alone"]))
+        return
+    holder, (kind, value) = _resolve(path[:-1]), path[-1]  # remove: an attribute or an entry
     if kind == "attr":
-        if how == "remove":
-            delattr(holder, value)
-        else:
-            setattr(holder, value, _literal(candidate["alone"]))
-    elif kind == "key":
-        key = _entry(holder, value)[0]
-        if how == "remove":
-            del holder[key]
-        else:
-            holder[key] = _literal(candidate["alone"])
+        delattr(holder, value)
     else:
-        holder[value] = _literal(candidate["alone"])
+        del holder[_entry(holder, value)[0]]
 
 
 # --- running the request in forks ----------------------------------------------------
@@ -469,10 +470,6 @@ def _watching_attribute(holder, name: str, on_read):
     return base
 
 
-def _raise(exc: Exception):
-    raise exc
-
-
 def _rebind(path: tuple, value) -> None:
     """Make the holder of ``path`` hold ``value`` there instead."""
     holder, (kind, step) = _resolve(path[:-1]), path[-1]
@@ -510,6 +507,8 @@ class Watch:
         self._lines: dict = {}  # code -> line -> names
         self._at: dict = {}  # watched frame -> the line it is running
         self._named: dict[tuple, dict] = {}  # path -> the first line that names it, while reading
+        # path -> (the name that reads it, whether that is a global of the path's own module)
+        self._reads_as = {p: (_watched_name(p), len([s for s in _as_written(p) if s != _LEN]) == 2) for p in paths}
         self._undo: list = []  # what start_reading swapped, to put back
 
     def start_reading(self, request: str) -> None:
@@ -544,31 +543,9 @@ class Watch:
         if path not in self.read and not frame.f_code.co_filename.startswith(_HARNESS):
             self.read[path] = self._where(frame, frame.f_lineno)
 
-    def _resolved(self, path: tuple):
-        """:func:`_resolve`, the key objects found once and then looked up directly (it runs at every
-        call and line watched)."""
-        obj = sys.modules[path[0][1]]
-        for i in range(1, len(path)):
-            kind, *rest = path[i]
-            if kind == "len":
-                return len(obj)
-            if kind == "attr":
-                fields = getattr(obj, "__dict__", None)
-                if not isinstance(fields, (dict, types.MappingProxyType)) or rest[0] not in fields:
-                    raise KeyError(rest[0])
-                obj = fields[rest[0]]
-            elif kind == "key":
-                key = self._key_objects.get(path[:i + 1])
-                if key is None:
-                    key = self._key_objects[path[:i + 1]] = _entry(obj, rest[0])[0]
-                obj = obj[key] if key in obj else _raise(KeyError(rest[0]))
-            else:
-                obj = obj[rest[0]]
-        return obj
-
     def _value(self, path: tuple) -> str:
         try:
-            value = self._resolved(path)
+            value = _resolve(path, self._key_objects)
         except (KeyError, IndexError, TypeError, ValueError, StopIteration):
             return "<absent>"
         if isinstance(value, torch.Tensor):  # looked at on every line: not its bytes
@@ -579,7 +556,7 @@ class Watch:
         """What changes when the state does, but for a container's item replaced in place: its
         identity, size and version (a look at every call, where :meth:`_value` would cost)."""
         try:
-            value = self._resolved(path)
+            value = _resolve(path, self._key_objects)
         except (KeyError, IndexError, TypeError, ValueError, StopIteration):
             return ("absent",)
         size = len(value) if isinstance(value, (dict, list, set, tuple, str)) else None
@@ -634,17 +611,16 @@ class Watch:
         if self.reading:
             loaded = self._lines[frame.f_code].get(frame.f_lineno, set())
             for path in self.paths:
-                if path not in self._named and self._names_it(path, frame, loaded):
+                if path not in self._named and self._names_it(path, frame, loaded, *self._reads_as[path]):
                     self._named[path] = {**self._where(frame, frame.f_lineno), "by": "names it"}
         return self._on_line
 
     @staticmethod
-    def _names_it(path: tuple, frame, loaded: set) -> bool:
-        name = _watched_name(path)
+    def _names_it(path: tuple, frame, loaded: set, name: str, module_global: bool) -> bool:
         if ("attr", name) in loaded:
             return True
         # a global of the state's own module, read by that module's code
-        return ("global", name) in loaded and len([s for s in _as_written(path) if s != _LEN]) == 2 and \
+        return module_global and ("global", name) in loaded and \
             frame.f_globals is vars(sys.modules.get(path[0][1], sys))
 
     def __enter__(self):
@@ -698,9 +674,9 @@ def find(job: dict) -> dict:
 
     def alone():  # the request served alone: the state it starts from, and the objects it made for itself
         start = snapshot()
-        tensors = _fresh_values(start)
+        kept = _fresh_values(start)
         outputs = _outputs(fn, request)
-        return start, tensors, outputs, snapshot([path for path, value in start.items() if value == "None"])
+        return start, kept, outputs, snapshot([path for path, value in start.items() if value == "None"])
 
     served_alone = Fork(alone)  # while this process serves the earlier requests
     for served in earlier:
@@ -709,12 +685,12 @@ def find(job: dict) -> dict:
     status, value = served_alone.result(timeout)
     if status != "ok":
         return {"named": False, "why": f"the request served alone failed: {value}"}
-    fresh, tensors, reference, made_alone = value
+    fresh, kept, reference, made_alone = value
     status, value = in_fork(_outputs, fn, request, timeout=timeout)
     if status != "ok" or _same(value, reference):
         return {"named": False, "why": "the request gave its result served alone this time: nothing to set back"
                 if status == "ok" else f"the request failed after the earlier ones: {value}"}
-    found = candidates(fresh, after, tensors)
+    found = candidates(fresh, after, kept)
     if not found:
         return {"named": False, "why": "no difference that could be set back was found in the state imported modules "
                                         "reach (globals, class attributes, what they hold): state in a closure, a "
@@ -726,16 +702,15 @@ def find(job: dict) -> dict:
                                         f"torch's own settings)"}
     chosen, trials, complete = narrowed(found, lambda subset: _agrees(fn, request, reference, subset, timeout))
     made = [c for c in chosen if c["how"] == "write" and c["alone"] == "None"]
-    if made:  # an object the fresh process makes when the request needs it: which of its parts mattered?
-        for candidate in made:
-            inside = candidates(*({p: v for p, v in state.items() if p[:len(candidate["path"])] == candidate["path"]}
-                                  for state in (made_alone, after)))
-            others = [c for c in chosen if c is not candidate]
-            if not inside or not _agrees(fn, request, reference, others + inside, timeout):
-                continue
-            parts, more, whole = narrowed(inside, lambda subset: _agrees(fn, request, reference, others + subset,
-                                                                        timeout))
-            chosen, trials, complete = others + parts, trials + more + 1, complete and whole
+    for candidate in made:  # an object the fresh process makes when the request needs it: which parts mattered?
+        inside = candidates(*({p: v for p, v in state.items() if p[:len(candidate["path"])] == candidate["path"]}
+                              for state in (made_alone, after)))
+        others = [c for c in chosen if c is not candidate]
+        if not inside or not _agrees(fn, request, reference, others + inside, timeout):
+            continue
+        parts, more, whole = narrowed(inside, lambda subset: _agrees(fn, request, reference, others + subset,
+                                                                    timeout))
+        chosen, trials, complete = others + parts, trials + more + 1, complete and whole
     return {"named": True, "chosen": chosen, "differences": len(found), "trials": trials + 2, "complete": complete}
 
 

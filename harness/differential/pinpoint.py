@@ -131,8 +131,7 @@ def with_carried(finding: dict, carried: dict) -> dict:
     for s in carried["state"]:
         read, left = s["read"], s["left"]
         at = f"{shown_path(read['path'])}:{read['line']}" if read else "(no line names it)"
-        through = f" (through {shown_path(read['through'].rsplit(':', 1)[0])}:{read['through'].rsplit(':', 1)[1]})" \
-            if read and read.get("through") else ""
+        through = f" (through {_shown_site(read['through'])})" if read and read.get("through") else ""
         written = f"{shown_path(left['path'])}:{left['line']} ({left['request']})" if left else "(no line seen)"
         lines.append(f"{at}: state an earlier request left, {s['state']} ({s['after'][:80]}; a fresh process has "
                      f"{s['alone'] or 'none'}), is read here{through}; it was left at {written}")
@@ -146,6 +145,13 @@ def with_carried(finding: dict, carried: dict) -> dict:
                                               "; the search stopped there: what is named may hold more than it "
                                               "needs") + ")." + traced)
     return finding
+
+
+def _shown_site(site: str) -> str:
+    """``path:line`` with the path as a reader finds it (``harness.sanitize.report.shown_path``)."""
+    from harness.sanitize.report import shown_path
+    path, line = site.rsplit(":", 1)
+    return f"{shown_path(path)}:{line}"
 
 
 def _finding(axis: str, request: list, reference: dict, suspect: dict) -> dict:
