@@ -56,6 +56,9 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _SKIPPED = set(sys.stdlib_module_names) | {"harness"}  # not the code under test's state
 _LEN = ("len",)  # the step naming a list's length
 _LEAVES = (torch.dtype, torch.device, enum.Enum)  # values that are no state of their own: shown whole
+# where the search does not look: said when it names nothing
+_UNREAD = ("a closure, a function's defaults, a functools cache (lru_cache, cache: an engine's model kept in one), "
+           "a C extension or torch's own settings")
 _CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
          types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
 
@@ -692,14 +695,13 @@ def find(job: dict) -> dict:
                 if status == "ok" else f"the request failed after the earlier ones: {value}"}
     found = candidates(fresh, after, kept)
     if not found:
-        return {"named": False, "why": "no difference that could be set back was found in the state imported modules "
-                                        "reach (globals, class attributes, what they hold): state in a closure, a "
-                                        "function's defaults, a C extension or torch's own settings is not read"}
+        return {"named": False, "why": f"no difference that could be set back was found in the state imported modules "
+                                        f"reach (globals, class attributes, what they hold): state in {_UNREAD} is not "
+                                        f"read"}
     if not _agrees(fn, request, reference, found, timeout):
         return {"named": False, "why": f"setting back every difference found ({len(found)}) in the state imported "
                                         f"modules reach did not give the result served alone: the state that "
-                                        f"carried is elsewhere (a closure, a function's defaults, a C extension, "
-                                        f"torch's own settings)"}
+                                        f"carried is elsewhere ({_UNREAD})"}
     chosen, trials, complete = narrowed(found, lambda subset: _agrees(fn, request, reference, subset, timeout))
     made = [c for c in chosen if c["how"] == "write" and c["alone"] == "None"]
     for candidate in made:  # an object the fresh process makes when the request needs it: which parts mattered?
