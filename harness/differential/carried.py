@@ -31,6 +31,8 @@ import ast
 import collections
 import dis
 import enum
+import functools
+import gc
 import json
 import os
 import pickle
@@ -55,10 +57,10 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _SKIPPED = set(sys.stdlib_module_names) | {"harness"}  # not the code under test's state
 _LEN = ("len",)  # the step naming a list's length
+_CACHE = ("cache",)  # the step from a functools cache (lru_cache, cache) to its dict of results
 _LEAVES = (torch.dtype, torch.device, enum.Enum)  # values that are no state of their own: shown whole
 # where the search does not look: said when it names nothing
-_UNREAD = ("a closure, a function's defaults, a functools cache (lru_cache, cache: an engine's model kept in one), "
-           "a C extension or torch's own settings")
+_UNREAD = ("a closure, a function's defaults, a bounded lru_cache, a C extension or torch's own settings")
 _CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
          types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
 
@@ -96,6 +98,16 @@ def _tensor_shown(t: torch.Tensor) -> str:
         return f"{type(t).__name__} {t.dtype}"
 
 
+def _cache_of(wrapper) -> dict | None:
+    """The dict of results (by the key of the call's arguments) of a functools cache with no bound;
+    None for a bounded one, whose results C keeps where nothing in Python reaches them."""
+    if wrapper.cache_parameters().get("maxsize") is not None:
+        return None
+    own = getattr(wrapper, "__dict__", None)
+    held = [r for r in gc.get_referents(wrapper) if type(r) is dict and r is not own]
+    return held[0] if len(held) == 1 else None
+
+
 def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
     """Path (a tuple of steps) -> the value there as a string, for all the state imported modules
     reach (see the module's docstring), or only from the paths ``within``. A step is
@@ -116,7 +128,14 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
             found[path] = type(obj).__qualname__
         else:
             seen.add(id(obj))
-            if isinstance(obj, dict):
+            if isinstance(obj, torch.nn.Module):  # a model is a root of state as a global is: its
+                depth = 0                         # submodules' hooks lie deeper than any global's
+            if isinstance(obj, functools._lru_cache_wrapper):
+                found[path] = "functools cache"
+                results = _cache_of(obj)
+                if results is not None:
+                    visit((*path, _CACHE), results, depth + 1)
+            elif isinstance(obj, dict):
                 found[path] = f"dict of {dict.__len__(obj)}"
                 for shown, _, value in _keys_shown(obj):
                     visit((*path, ("key", shown)), value, depth + 1)
@@ -172,7 +191,9 @@ def _as_written(path: tuple) -> list[tuple]:
     for step in path:
         if step[0] == "key" and steps and steps[-1][0] == "attr" and steps[-1][1] in _MEMBERS:
             name = _literal(step[1])
-            steps[-1] = ("attr", name if isinstance(name, str) else step[1])
+            name = name if isinstance(name, str) else step[1]
+            # a ModuleList's or Sequential's member is indexed: ``blocks[0]``
+            steps[-1] = ("attr", name) if name.isidentifier() else ("index", name)
         else:
             steps.append(step)
     return steps
@@ -180,11 +201,14 @@ def _as_written(path: tuple) -> list[tuple]:
 
 def expression(path: tuple) -> str:
     """A path as Python would write it: ``pkg.mod.Class.attr[(0, 0)]``."""
-    text = ""
-    for kind, *rest in _as_written(path):
+    text, steps = "", _as_written(path)
+    for i, (kind, *rest) in enumerate(steps):
         value = rest[0] if rest else None
+        if kind == "key" and i and steps[i - 1] == _CACHE:  # a cached result: the call that gave it
+            text += value if value.startswith("(") else f"({value})"
+            continue
         text += {"module": f"{value}", "attr": f".{value}", "key": f"[{value}]", "index": f"[{value}]",
-                 "len": ".__len__()"}[kind]
+                 "len": ".__len__()", "cache": ""}[kind]
     return text
 
 
@@ -199,7 +223,11 @@ def _resolve(path: tuple, keys: dict | None = None):
         kind, *rest = path[i]
         if kind == "len":
             return len(obj)
-        if kind == "attr":
+        if kind == "cache":
+            obj = _cache_of(obj)
+            if obj is None:
+                raise KeyError("a bounded cache")
+        elif kind == "attr":
             fields = getattr(obj, "__dict__", None)
             if not isinstance(fields, (dict, types.MappingProxyType)) or rest[0] not in fields:
                 raise KeyError(rest[0])
@@ -417,9 +445,12 @@ def _names_by_line(code) -> dict[int, set[tuple[str, str]]]:
     return lines
 
 
-def _watched_name(path: tuple) -> str:
-    """The last attribute or global on the path: what the code that reads or writes it names."""
-    return next(value for kind, *rest in reversed(_as_written(path)) if kind == "attr" for value in rest)
+def _watched_name(path: tuple) -> tuple[str, bool]:
+    """The last attribute or global on the path, what the code that reads or writes it names, and
+    whether that is the global of the path's module (``mod.CACHE[key]``, ``mod._built(args)``)."""
+    steps = _as_written(path)
+    at = max(i for i, (kind, *_) in enumerate(steps) if kind == "attr")
+    return steps[at][1], at == 1
 
 
 def _watching_dict(holder: dict, on_read) -> dict:
@@ -475,7 +506,10 @@ def _watching_attribute(holder, name: str, on_read):
 
 def _rebind(path: tuple, value) -> None:
     """Make the holder of ``path`` hold ``value`` there instead."""
-    holder, (kind, step) = _resolve(path[:-1]), path[-1]
+    holder, (kind, *step) = _resolve(path[:-1]), path[-1]
+    step = step[0] if step else None
+    if kind in ("len", "cache"):
+        raise TypeError(f"{expression(path)} cannot be replaced")
     if kind == "attr":
         setattr(holder, step, value)
     elif kind == "key":
@@ -511,7 +545,7 @@ class Watch:
         self._at: dict = {}  # watched frame -> the line it is running
         self._named: dict[tuple, dict] = {}  # path -> the first line that names it, while reading
         # path -> (the name that reads it, whether that is a global of the path's own module)
-        self._reads_as = {p: (_watched_name(p), len([s for s in _as_written(p) if s != _LEN]) == 2) for p in paths}
+        self._reads_as = {p: _watched_name(p) for p in paths}
         self._undo: list = []  # what start_reading swapped, to put back
 
     def start_reading(self, request: str) -> None:
@@ -522,7 +556,7 @@ class Watch:
             except (KeyError, IndexError, TypeError):
                 continue
             kind, step = path[-1][0], path[-1][1] if len(path[-1]) > 1 else None
-            if kind == "key" and len(path) > 2 and type(holder) in (dict, collections.defaultdict,
+            if kind == "key" and len(path) > 2 and path[-2] != _CACHE and type(holder) in (dict, collections.defaultdict,
                                                                     collections.OrderedDict):
                 key = _entry(holder, step)[0]
 
@@ -668,6 +702,22 @@ def _fresh_values(state: dict) -> dict:
     return kept
 
 
+def _inside(path: tuple, made_alone: dict, after: dict) -> list[dict]:
+    """The differences within an object the request makes when it needs it (at ``path``), between
+    the one the request made served alone and the one the earlier requests left: what can be set
+    back, and each entry of a dict in it that holds a difference, removed (the object, made fresh,
+    makes such an entry when it needs it; one it made at once and needs is not set back by the
+    agreement that follows)."""
+    alone, left = ({p: v for p, v in state.items() if p[:len(path)] == path} for state in (made_alone, after))
+    found = candidates(alone, left)
+    for changed in sorted((p for p in left if alone.get(p) != left[p]), key=len):
+        entry = next((changed[:i] for i in range(len(changed), len(path), -1) if changed[i - 1][0] == "key"), None)
+        if entry is not None and not any(entry[:len(c["path"])] == c["path"] for c in found):
+            found = [c for c in found if c["path"][:len(entry)] != entry]
+            found.append({"path": entry, "how": "remove", "alone": None, "after": left[entry]})
+    return found
+
+
 def find(job: dict) -> dict:
     """In a fork of the warm process: what differs, and what mattered (steps 1 and 2)."""
     from repro.callable import resolve_call
@@ -679,7 +729,7 @@ def find(job: dict) -> dict:
         start = snapshot()
         kept = _fresh_values(start)
         outputs = _outputs(fn, request)
-        return start, kept, outputs, snapshot([path for path, value in start.items() if value == "None"])
+        return start, kept, outputs, snapshot()
 
     served_alone = Fork(alone)  # while this process serves the earlier requests
     for served in earlier:
@@ -703,10 +753,11 @@ def find(job: dict) -> dict:
                                         f"modules reach did not give the result served alone: the state that "
                                         f"carried is elsewhere ({_UNREAD})"}
     chosen, trials, complete = narrowed(found, lambda subset: _agrees(fn, request, reference, subset, timeout))
-    made = [c for c in chosen if c["how"] == "write" and c["alone"] == "None"]
-    for candidate in made:  # an object the fresh process makes when the request needs it: which parts mattered?
-        inside = candidates(*({p: v for p, v in state.items() if p[:len(candidate["path"])] == candidate["path"]}
-                              for state in (made_alone, after)))
+    # an object the fresh process makes when the request needs it (a singleton, an entry of a cache: an
+    # engine's model built on first use): which parts of it mattered?
+    made = [c for c in chosen if c["how"] == "remove" or (c["how"] == "write" and c["alone"] == "None")]
+    for candidate in made:
+        inside = _inside(candidate["path"], made_alone, after)
         others = [c for c in chosen if c is not candidate]
         if not inside or not _agrees(fn, request, reference, others + inside, timeout):
             continue

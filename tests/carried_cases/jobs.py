@@ -1,6 +1,8 @@
 """Code a user could have written, each job ``fn(prompt, seed)`` carrying state, or not, from one
 call to the next in its own way: what ``harness.differential.carried`` must name, or must not."""
 
+import functools
+
 import torch
 
 WEIGHT = torch.linspace(-1, 1, 16).reshape(4, 4)
@@ -164,3 +166,44 @@ def two_settings_among_noise(prompt, seed):
         _FIRST["flag"] = 1.0  # left: two_settings_among_noise
         _KNOBS.inner["knob"] = 2.0
     return torch.full((4,), float(seed)) + _FIRST.get("flag", 0.0) + _KNOBS.inner.get("knob", 0.0)  # read: two_settings_among_noise
+
+
+class _Memory:
+    def __init__(self):
+        self.by_context = {}
+
+
+class _Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 4)
+        self.memory = _Memory()  # what a cache hook keeps on the block it is applied to
+
+
+class _Stage(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([_Block(), _Block()])
+
+
+class _Engine(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stages = torch.nn.ModuleList([_Stage(), _Stage()])
+
+
+@functools.cache
+def _engine(name):
+    torch.manual_seed(0)  # the same weights in every process
+    return _Engine()
+
+
+def engine_in_a_cache(prompt, seed):
+    """An engine's model loaded on first use and kept in a functools cache; a block deep in it keeps
+    its first input per context, as a cache hook does, and nothing resets it between requests."""
+    block = _engine("small").stages[1].blocks[1]
+    x = torch.full((4,), float(len(prompt) + seed))
+    if "cond" not in block.memory.by_context:  # read: engine_in_a_cache
+        block.memory.by_context["cond"] = x  # left: engine_in_a_cache
+    with torch.no_grad():
+        return block.proj(block.memory.by_context["cond"])
