@@ -227,13 +227,13 @@ def main(parser, args) -> int:
             parser.error(f"cannot import {args.library}: it is installed, but importing it raised "
                          f"{type(exc).__name__}: {_first_line(exc)}")
         return _in_new_folder(args, lambda out: hunt_library(module, out, args.out is None))
+    from repro.models import hunt_models  # first: it keeps what diffusers imports off any model hub
     try:
         import diffusers
     except ImportError as exc:
         from repro.models import DIFFUSERS_RANGE
         parser.error(f"cannot import diffusers ({exc}): pip install 'diffusers{DIFFUSERS_RANGE}' "
                      f"(make test and make repro do, in .venv)")
-    from repro.models import hunt_models
     models = args.model or list(hunt_models.MODELS)
     unknown = [m for m in models if m not in hunt_models.MODELS]
     if unknown:

@@ -18,8 +18,13 @@ script of a finding, so the script and the check run the same code.
 from __future__ import annotations
 
 import functools
+import os
 
 import torch
+
+# diffusers imports bitsandbytes where it is installed, and bitsandbytes looks for CPU kernels on a
+# model hub at import: never reach for one
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 # Per model: the source that builds it ("transformer = ..."), then one denoising
 # step ("out = ..." from latents x, text states text, timestep t).
