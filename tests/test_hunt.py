@@ -93,6 +93,22 @@ def test_only_a_difference_the_hook_can_explain_is_a_finding():
 needs_asan = pytest.mark.skipif(never_reuse.find_library("asan") is None, reason="libasan not found")
 
 
+# Where a hook's state that outlives a request is read by the next request, and where an earlier one
+# left it: (file, what the line reads) for each (line numbers move between versions; the text does not).
+HOOK_STATE = {
+    # a block's step counter, not reset: the next request counts on from where the last one stopped
+    "FasterCacheConfig": (("diffusers/hooks/faster_cache.py", "self.state.iteration"),
+                          ("diffusers/hooks/faster_cache.py", "self.state.iteration += 1")),
+    "PyramidAttentionBroadcastConfig": (("diffusers/hooks/pyramid_attention_broadcast.py", "self.state.iteration"),
+                                        ("diffusers/hooks/pyramid_attention_broadcast.py", "self.state.iteration += 1")),
+    # the state kept per cache context, made by the first request and handed to the next as it is
+    "FirstBlockCacheConfig": (("diffusers/hooks/hooks.py", "return self._state_cache[name]"),
+                              ("diffusers/hooks/hooks.py", "self._state_cache[name] = ")),
+    "TaylorSeerCacheConfig": (("diffusers/hooks/hooks.py", "return self._state_cache[name]"),
+                              ("diffusers/hooks/hooks.py", "self._state_cache[name] = ")),
+}
+
+
 @needs_asan
 @pytest.mark.diffusion
 @pytest.mark.slow  # about 40 s: a real diffusers model through two differential checks and the upstream scripts
@@ -122,6 +138,15 @@ def test_hunt_cell(diffusers_hooks, hunt_hook, tmp_path):
             assert lookup and "diffusers/hooks/text_kv_cache.py" in lookup[0].split(": a stale")[0], c.localised
             assert "encoder_hidden_states.data_ptr()" in lookup[0]
             assert lookup[0].split("address: ", 1)[1] in (folder / "README.md").read_text()
+        if c.outcome.startswith("carries state"):  # where the next request reads the hook's state, and where it was left
+            (read_file, read_text), (left_file, left_text) = HOOK_STATE[c.hook]
+            named = re.findall(r"(\S+:\d+): state an earlier request left, (\S+) .*?, is read here; it was left at "
+                               r"(\S+:\d+)", " ".join(c.localised))
+            assert named and all(read_file in read and read_text in _source_line(read) and left_file in left
+                                 and left_text in _source_line(left) for read, _, left in named), (c.localised, named)
+            # the README names the state as the script's own code reaches it
+            readme = (folder / "README.md").read_text()
+            assert all(f"{read}: state an earlier request left, transformer." in readme for read, _, _ in named), readme
 
 
 # --- a library's workflows: repro.recipes ----------------------------------------------------

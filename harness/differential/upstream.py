@@ -104,6 +104,12 @@ FIXES = {
 }
 
 
+# What a finding's "Where" lists after the places driven, for the hooks and the recipes alike
+NAMED = ("What the check named (a stale lookup with where its key was taken from the object that is gone; for "
+         "state an earlier request or job left, where a later one read it and where it was left; and where the "
+         "traced runs part)")
+
+
 def script_source(model: str, hook: str) -> str:
     from repro.models import hunt_models
     import diffusers
@@ -140,7 +146,8 @@ def write_upstream(cell, folder: Path) -> Path:
     import diffusers
 
     places = "\n".join(f"- `{p}`" for p in cell.places) or "- (no hook found on the transformer)"
-    localised = "\n".join(f"- `{p}`" for p in cell.localised)
+    from repro.models.hunt_models import as_in_script
+    localised = "\n".join(f"- `{as_in_script(p, cell.model, cell.hook)}`" for p in cell.localised)
 
     def readme(buggy_code, buggy_out, fixed_code, fixed_out):
         return f"""# {cell.hook} on {cell.model}: {cell.outcome}
@@ -164,8 +171,7 @@ the allocator put its tensors).
 ## Where
 The hooks {cell.hook} installs, whose state outlives a request:
 {places}
-{("Where the check localised it (a stale address match the sanitizer saw first, then the first point where "
-  "the traced runs part):" + chr(10) + localised) if localised else ""}
+{(NAMED + ":" + chr(10) + localised) if localised else ""}
 
 ## Suggested fix
 {FIXES.get(cell.outcome.split(",")[0], FIXES["carries state"])}
@@ -291,9 +297,7 @@ id() or address the allocator gave its objects).
 ```
 
 ## Where
-The places this workflow drives: {", ".join(f"`{p}`" for p in cell.places)}. What the check named (a stale
-lookup with where its key was taken from the object that is gone; for state an earlier job left, where
-this job read it and where it was left; and where the traced runs part):
+The places this workflow drives: {", ".join(f"`{p}`" for p in cell.places)}. {NAMED}:
 {named}
 
 ## Suggested fix

@@ -135,6 +135,12 @@ def _built(model: str, hook: str) -> dict:
     return build(model, hook)
 
 
+def as_in_script(text: str, model: str, hook: str) -> str:
+    """``text`` (a place the check named) with its path to the engine's transformer written as the
+    standalone script names it: ``transformer.blocks[0]...``."""
+    return text.replace(f"{__name__}.{_built.__name__}({model!r}, {hook!r})['transformer']", "transformer")
+
+
 def serve(prompt: str, seed: int, *, model: str, hook: str, mode: str) -> torch.Tensor:
     """One request of the engine that keeps ``model`` with ``hook`` enabled."""
     return generate(_built(model, hook), model, prompt, seed, reset=mode == "reset")
