@@ -74,9 +74,14 @@ def test_a_library_with_nothing_to_hunt_is_one_line_and_exit_2(tmp_path, capsys)
 def test_the_table_names_every_hook_and_model():
     cells = [Cell("A", "wan", "clean", "with reset: clean"), Cell("A", "nucleusmoe", "not served", "x"),
              Cell("B", "wan", "not applicable", "needs a | process group"),
-             Cell("B", "nucleusmoe", "address-dependent", "with the reset per request: clean")]
+             Cell("B", "nucleusmoe", "address-dependent", "with the reset per request: clean",
+                  sites=["diffusers/hooks/x.py:9 (key taken at diffusers/hooks/x.py:3)"]),
+             Cell("C", "wan", "carries state", "with the reset per request: clean")]
     table = table_markdown(cells, ["wan", "nucleusmoe"])
-    assert table.count("\n") == 4 and "**address-dependent**" in table and "a / process group" in table
+    assert table.count("\n") == 5 and "a / process group" in table
+    # a finding's cell says where, or that no place was named
+    assert "**address-dependent** at diffusers/hooks/x.py:9 (key taken at diffusers/hooks/x.py:3); with" in table
+    assert "**carries state** at no place named; with" in table
 
 
 @pytest.mark.core_model

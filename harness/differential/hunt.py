@@ -137,7 +137,7 @@ def check(spec: str, out: Path, options: tuple = ()) -> tuple[str, str, float, l
     sites += [f"the runs part at {_in_package(d['path'])}:{d['line']}"
               + (f" and {_in_package(o['path'])}:{o['line']}" if (o := d.get("other")) else "")
               for f in localised if (d := f.get("divergence")) and not f.get("read")]
-    return results["verdict"], results["reason"], time.perf_counter() - started, places, sites
+    return results["verdict"], results["reason"], time.perf_counter() - started, places, list(dict.fromkeys(sites))
 
 
 def outcome(verdicts: dict) -> tuple[str, str]:
@@ -159,10 +159,10 @@ def run_cell(model: str, hook: str, out: Path, progress=print) -> Cell:
         spec = call_spec(model, hook, mode)
         cell.commands[mode] = f"address-reuse differential --call {spec} --seed {' '.join(HUNT_SEEDS)} " \
                               f"--requests {HUNT_REQUESTS}"
-        verdict, reason, seconds, places, _ = check(spec, out / f"{model}-{hook}-{mode}")
+        verdict, reason, seconds, places, sites = check(spec, out / f"{model}-{hook}-{mode}")
         cell.verdicts[mode], cell.reasons[mode] = verdict, reason
         if mode == "no-reset":
-            cell.localised = places
+            cell.localised, cell.sites = places, sites
         progress(f"  {hook} on {model}, {mode}: {verdict} ({seconds:.0f}s)")
     cell.outcome, cell.why = outcome(cell.verdicts)
     cell.seconds = time.perf_counter() - started
@@ -207,7 +207,9 @@ def _cell_text(c: Cell | None) -> str:
         return "-"
     if c.outcome in ("not applicable", NOT_SERVED):
         return f"{c.outcome} ({c.why})".replace("|", "/")
-    return f"**{c.outcome}**; {c.why}" if c.finding else f"{c.outcome}; {c.why}"
+    if not c.finding:
+        return f"{c.outcome}; {c.why}"
+    return f"**{c.outcome}** at {'; '.join(c.sites) or 'no place named'}; {c.why}".replace("|", "/")
 
 
 def main(parser, args) -> int:
