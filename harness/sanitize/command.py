@@ -99,10 +99,23 @@ def main(parser: argparse.ArgumentParser, args) -> int:
             check_writable(args.output.parent)
         except OSError as exc:
             parser.error(f"--output {args.output}: cannot write in {args.output.parent}: {exc.strerror or exc}")
+    merged = run_sanitized(parser, command, args.recycle_ids)
+    _write(parser, args, merged)
+    say_how_it_ran(parser.prog, merged)
+    status = merged["exit_status"]
+    code = VERDICTS[merged["verdict"]]
+    if code == EXIT_STALE:
+        return EXIT_STALE
+    return EXIT_COMMAND_FAILED if status != 0 else code
+
+
+def run_sanitized(parser, command: list, recycle_ids: bool = False) -> dict:
+    """Run ``command`` with the sanitizer on in every Python process it starts; what they found,
+    merged, with ``command`` and its ``exit_status``. A command that cannot start is one line, exit 2."""
     folder = tempfile.mkdtemp(prefix="address-reuse-sanitize-")
     try:
         try:
-            process = subprocess.Popen(command, env=environment(folder, recycle_ids=args.recycle_ids))
+            process = subprocess.Popen(command, env=environment(folder, recycle_ids=recycle_ids))
         except OSError as exc:
             parser.exit(EXIT_USAGE, f"{parser.prog}: error: cannot start {command[0]!r}: "
                                     f"{exc.strerror or exc}\n")
@@ -116,18 +129,18 @@ def main(parser: argparse.ArgumentParser, args) -> int:
         shutil.rmtree(folder, ignore_errors=True)
     merged["command"] = command
     merged["exit_status"] = status
-    _write(parser, args, merged)
-    prog = parser.prog
+    return merged
+
+
+def say_how_it_ran(prog: str, merged: dict) -> None:
+    """One line on stderr each: no Python process was sanitized; the command failed."""
     if merged["processes"] == 0:
         print(f"{prog}: no Python process ran under the sanitizer (not a Python command, or one started "
               "with -I or -S, which skip PYTHONPATH or sitecustomize)", file=sys.stderr)
+    status = merged["exit_status"]
     if status != 0:
         how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
         print(f"{prog}: the command {how}", file=sys.stderr)
-    code = VERDICTS[merged["verdict"]]
-    if code == EXIT_STALE:
-        return EXIT_STALE
-    return EXIT_COMMAND_FAILED if status != 0 else code
 
 
 def _write(parser, args, merged: dict) -> None:

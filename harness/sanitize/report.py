@@ -32,9 +32,12 @@ def merge(snapshots: list[dict]) -> dict:
     merged = {"processes": len(snapshots), "keys_taken": 0, "came_back": 0, "validated": 0, "recycled": 0,
               "findings": []}
     by_places: dict[str, dict] = {}
+    ran: dict[str, set] = {"taken_under": set(), "met_at": set(), "validated_at": set()}  # file:line sites
     for snap in snapshots:
         for counter in ("keys_taken", "came_back", "validated", "recycled"):
             merged[counter] += snap.get(counter, 0)
+        for sites, kept_sites in ran.items():
+            kept_sites.update(tuple(site) for site in snap.get(sites, []))
         for finding in snap.get("findings", []):
             key = json.dumps([finding["old"]["taken"], finding["new"]["taken"]], sort_keys=True)
             kept = by_places.get(key)
@@ -53,6 +56,7 @@ def merge(snapshots: list[dict]) -> dict:
                 else:
                     kept["compared"].append(dict(site))
     merged["findings"] = sorted(by_places.values(), key=lambda f: -f["count"])
+    merged.update({sites: sorted(kept_sites) for sites, kept_sites in ran.items()})
     merged["verdict"] = verdict(merged)
     return merged
 

@@ -157,6 +157,11 @@ class _State:
 
     def reset(self):
         self.keys_taken = 0
+        # (code, line) of every frame on a stack where a key was taken, and of every lookup where two
+        # equal keys met, stale or not: what ran (``scan --confirm`` tells a finding reached from one not run)
+        self.taken_under: set = set()
+        self.met_at: set = set()
+        self.validated_at: set = set()  # (code, line) of the marked lookups that dropped a stale entry
         self.came_back = 0  # a key taken at a value that an earlier, other referent had
         self.last_referent: dict[int, object] = {}  # value -> token of the referent it was last taken from
         self.findings: dict[tuple, dict] = {}
@@ -180,6 +185,7 @@ def _tag(value: int, referent, kind: str, about, frame) -> Address:
     address.owner = None  # for a data_ptr: a weakref to the tensor it was read from
     state = _state
     state.keys_taken += 1
+    state.taken_under.update(address.stack)
     last = state.last_referent
     previous = last.get(value)
     if previous is not None and previous is not referent:
@@ -248,6 +254,7 @@ _STORE, _DELETE = dis.opmap["STORE_SUBSCR"], dis.opmap["DELETE_SUBSCR"]
 
 def _met(a: Address, b: Address, frame) -> None:
     """``a == b`` was asked (``a`` the stored key in a dict or set) and they are equal."""
+    _state.met_at.add((frame.f_code, frame.f_lineno))
     if a.referent is b.referent:
         return  # the same storage or object: not stale
     if _state.collecting:
@@ -344,6 +351,7 @@ def _judge(finished: list, waiting: list) -> None:
                 _count(old, pending.finding, marked=True)
             else:
                 _state.validated += 1
+                _state.validated_at.add(pending.finding["compared"])
             pending.frame = pending.finding = None
 
 
@@ -709,7 +717,14 @@ def snapshot() -> dict:
             _settle()
         return {"pid": os.getpid(), "argv": list(sys.argv), "keys_taken": _state.keys_taken,
                 "came_back": _state.came_back, "validated": _state.validated, "recycled": _state.recycled,
-                "findings": copy.deepcopy(list(_state.findings.values()))}
+                "findings": copy.deepcopy(list(_state.findings.values())),
+                "taken_under": _sites(_state.taken_under), "met_at": _sites(_state.met_at),
+                "validated_at": _sites(_state.validated_at)}
+
+
+def _sites(pairs: set) -> list:
+    """``[file, line]`` of each (code, line), once each."""
+    return sorted({(code.co_filename, line) for code, line in pairs})
 
 
 def forget() -> None:
