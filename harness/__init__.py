@@ -42,6 +42,17 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        # An option that takes the rest of the line (``scan PATH --confirm -- COMMAND``): argparse ends
+        # an option's arguments at ``--``, but the command after it is the option's, so the ``--`` goes.
+        args = list(sys.argv[1:] if args is None else args)
+        for at, arg in enumerate(args):
+            action = self._option_string_actions.get(arg)
+            if action is not None and action.nargs == argparse.REMAINDER and args[at + 1:at + 2] == ["--"]:
+                del args[at + 1]
+                break
+        return super().parse_known_args(args, namespace)
+
 
 class ReaderMayLeave:
     """``sys.stdout`` for a command whose output may be piped into a reader that stops early

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sys
 import time
 import weakref
 from collections import Counter
@@ -325,3 +326,55 @@ if __name__ == "__main__":
     print(f"true positives {scores['tp']}, false positives {scores['fp']}, false negatives {scores['fn']}")
     print(f"precision {scores['precision']:.2f}, recall {scores['recall']:.2f}, "
           f"suggested level as labelled {scores['level_agree']}/{scores['tp']}")
+
+
+# --- scan --confirm -- COMMAND: each finding judged by a run under the sanitizer ----------------
+
+SANITIZE_CASES = ROOT / "tests" / "sanitize_cases"
+
+
+def _confirmed(argv, capsys) -> tuple[int, dict]:
+    code, out, err = _run(["scan", *argv[:argv.index("--confirm")], "--format", "json",
+                           *argv[argv.index("--confirm"):]], capsys)
+    assert "Traceback" not in err, err
+    return code, json.loads(out[out.index('{\n  "files"'):])
+
+
+@core_model
+def test_confirm_marks_the_id_memo_confirmed_at_its_lookup(capsys):
+    script = SANITIZE_CASES / "id_memo.py"
+    code, found = _confirmed([str(script), "--confirm", "--", sys.executable, str(script)], capsys)
+    (finding,) = found["findings"]
+    assert code == 1 and finding["run"] == "confirmed", finding
+    assert "the old key taken at " in finding["run_detail"] and "id_memo.py:13," in finding["run_detail"], finding
+    assert found["run"]["verdict"] == "stale" and found["run"]["missed"] == []
+
+
+@core_model
+def test_confirm_lists_a_stale_match_the_scan_missed(capsys):
+    # The scan reads a file with nothing in it; the run meets id_memo's stale key: a miss of the scan.
+    script = SANITIZE_CASES / "id_memo.py"
+    code, found = _confirmed([str(CASES / "la_shape_pool.py"), "--confirm", "--", sys.executable, str(script)], capsys)
+    assert code == 0 and not found["findings"]
+    (missed,) = found["run"]["missed"]
+    assert "id_memo.py:14: a stale id key met" in missed and "no finding of the scan is there" in missed
+
+
+def test_confirm_on_the_repro_run_confirms_the_fingerprint_lookup_and_not_the_l2_ones(capsys, tmp_path):
+    # The forced scenario hands every request's source the last one's address: the fingerprint design
+    # meets the stale key; the weakref design meets it too, and its marked lookup drops the entry; the
+    # hardened design has dropped the entry when its source died, so its lookups meet none.
+    code, found = _confirmed(["cache_impl", "--confirm", "--", sys.executable, "-m", "harness", "repro", "--model",
+                              "toy", "--scenario", "freed_address_reused", "--seed", "0", "--cache", "fingerprint",
+                              "weakref", "hardened", "--out", str(tmp_path / "repro")], capsys)
+    runs = {(Path(f["path"]).name, f["line"]): f["run"] for f in found["findings"]}
+    assert runs[("fingerprint_lru.py", 34)] == "confirmed", found
+    assert runs[("weakref_lru.py", 41)] == "stale keys dropped", found
+    assert all(run != "confirmed" for (name, _), run in runs.items() if name == "hardened.py"), runs
+    assert found["run"]["exit_status"] == 0 and found["run"]["missed"] == []
+
+
+@core_model
+def test_confirm_without_a_command_is_one_line(capsys):
+    code, out, err = _run(["scan", str(CASES), "--confirm", "--"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--confirm needs a command" in err

@@ -6,6 +6,9 @@ WeakKeyDictionary keyed by tensors, with the guards found around each and the
 guarantee level they suggest, and the flow from where the address is read to where
 it keys the cache.
 
+With ``--confirm -- COMMAND`` it then runs COMMAND under the sanitizer and says of each finding
+whether the run confirmed it (``harness.scan.confirm``); the exit status stays the scan's.
+
 Exit status: 0 nothing found; 1 findings; 4 some input could not be read (a file that
 does not parse, is binary, too large or unreadable, a broken or looping link, a path that
 does not exist), added to 0 or 1 (so 5: findings, and inputs skipped); 2 nothing could be
@@ -45,12 +48,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="skip files and folders matching GLOB (relative path or name); repeatable")
     p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
                    help="processes reading files (default: one per core)")
+    p.add_argument("--confirm", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                   help="then run COMMAND (last on the line, after --) under the sanitizer and mark each finding "
+                        "confirmed (a stale key met there), reached without reuse, or not reached; and list the "
+                        "sanitizer's stale matches no finding accounts for")
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    command = args.confirm
+    if command is not None:
+        command = command[1:] if command[:1] == ["--"] else command
+        if not command:
+            parser.error("--confirm needs a command after it: scan PATH --confirm -- python my_script.py")
     try:
         result = scan_paths(args.paths, tuple(args.exclude), args.jobs)
     except ScanError as exc:
         parser.error(str(exc))
+    if command:
+        from harness.sanitize.command import run_sanitized, say_how_it_ran
+        from harness.scan.confirm import judge
+
+        merged = run_sanitized(parser, command)
+        say_how_it_ran(parser.prog, merged)
+        result.run = {"command": command, "exit_status": merged["exit_status"], "verdict": merged["verdict"],
+                      "missed": judge(result.findings, merged)}
     sys.stdout.write(FORMATS[args.format](result))
     return (FINDINGS if any(not f.suppressed for f in result.findings) else 0) | (SKIPPED if result.skipped else 0)

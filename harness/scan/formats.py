@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict
 
 from harness.sarif import SARIF_SCHEMA, sarif_uri
+from harness.scan.confirm import CONFIRMED, DROPPED, NOT_REACHED, REACHED
 from harness.scan.rules import CODES, Finding
 from harness.scan.runner import ScanResult
 
@@ -36,8 +37,11 @@ def text(result: ScanResult) -> str:
         out += [f"    note: {n}" for n in f.notes]
         if f.audit:
             out.append(f"    check: {f.audit}")
+        if f.run:
+            out.append(f"    run: {f.run}: {f.run_detail}")
     for path, reason in result.skipped:
         out.append(f"{path}: skipped, {reason}")
+    out += run_lines(result)
     shown = sum(not f.suppressed for f in result.findings)
     suppressed = len(result.findings) - shown
     out.append(f"{shown} finding(s) in {result.files} file(s)"
@@ -46,11 +50,26 @@ def text(result: ScanResult) -> str:
     return "\n".join(out) + "\n"
 
 
+def run_lines(result: ScanResult) -> list[str]:
+    """With --confirm: how the findings fared in the run, and the sanitizer's stale matches the scan missed."""
+    if result.run is None:
+        return []
+    shown = [f for f in result.findings if not f.suppressed]
+    tally = ", ".join(f"{sum(f.run == word for f in shown)} {word}" for word in (CONFIRMED, DROPPED, REACHED, NOT_REACHED))
+    lines = [f"the run ({' '.join(result.run['command'])}, exit {result.run['exit_status']}, sanitizer verdict "
+             f"{result.run['verdict']}): {tally}"]
+    missed = result.run["missed"]
+    lines += ([f"the sanitizer's stale matches no finding accounts for ({len(missed)}):"] if missed else
+              ["every stale match the sanitizer saw is at a finding"])
+    return lines + [f"    {line}" for line in missed]
+
+
 def as_json(result: ScanResult) -> str:
     return json.dumps({
         "files": result.files,
         "findings": [asdict(f) for f in result.findings],
         "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
+        **({"run": result.run} if result.run is not None else {}),
     }, indent=2) + "\n"
 
 
@@ -73,7 +92,8 @@ def sarif(result: ScanResult) -> str:
                 "artifactLocation": {"uri": sarif_uri(f.path)},
                 "region": {"startLine": f.line, "startColumn": f.col}}}],
             "properties": {"key": f.key, "guards": f.guards, "missingGuards": f.missing, "suggestedLevel": f.level,
-                           **({"audit": f.audit} if f.audit else {})},
+                           **({"audit": f.audit} if f.audit else {}),
+                           **({"run": f.run, "runDetail": f.run_detail} if f.run else {})},
         }
         if f.flow:
             entry["codeFlows"] = [{"threadFlows": [{"locations": [

@@ -95,6 +95,8 @@ class Finding:
     suppressed: str | None = None  # the reason given in a ``# noqa`` comment
     flow: list[dict] = field(default_factory=list)  # {"path", "line", "col", "text"}: source ... sink
     why: str = ""  # one line: why the key can match another object
+    run: str | None = None  # with --confirm: confirmed, reached without reuse or not reached (scan.confirm)
+    run_detail: str = ""  # what the run saw there
 
 
 @dataclass

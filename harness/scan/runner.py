@@ -63,6 +63,9 @@ class ScanResult:
     findings: list[Finding]
     skipped: list[tuple[str, str]]  # (path, reason)
     files: int
+    # with --confirm: the command, its exit status, the sanitizer's verdict, and its stale matches
+    # that no finding accounts for ("missed")
+    run: dict | None = None
 
 
 def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:

@@ -1,0 +1,88 @@
+"""``scan PATH... --confirm -- COMMAND``: each static finding judged by a run of COMMAND under the
+sanitizer (``address-reuse sanitize``), and the sanitizer's findings the reading of the source missed.
+
+A finding is
+
+- *confirmed* where the run met a stale key at it: a stale match compared at the finding's line, or in
+  its file with the old key taken where the finding's flow takes it;
+- *stale keys dropped* where the run met stale keys at its line, or on its flow, only in lookups
+  marked ``# address-reuse: validated`` that dropped the entry (a guard that works: safe);
+- *reached without reuse* where keys were taken on its flow (a line of it, in its own file, was on
+  the stack when a ``data_ptr()`` or ``id()`` was read) or equal keys met at its line, and none was stale: the run
+  went there, and no address or id came back to it (a trial that says nothing either way);
+- *not reached* where no key the sanitizer tracks was taken on its flow (the run never went there, or
+  took ids only of objects that cannot be weakly referenced, which the sanitizer does not track).
+
+The sanitizer's stale matches that no finding accounts for are listed apart: what the static
+scan missed in the user's own code, a recall check on it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from harness.scan.rules import Finding
+
+CONFIRMED, DROPPED, REACHED, NOT_REACHED = "confirmed", "stale keys dropped", "reached without reuse", "not reached"
+
+
+def _site(path: str, line: int) -> tuple[str, int]:
+    return os.path.realpath(path), int(line)
+
+
+def _flow_sites(finding: Finding) -> set[tuple[str, int]]:
+    """The lines of its flow in the finding's own file (a helper that reads the address, shared by
+    several caches, would say every one of them ran)."""
+    here = _site(finding.path, finding.line)
+    return {site for step in finding.flow if (site := _site(step["path"], step["line"]))[0] == here[0]} | {here}
+
+
+def _accounts_for(finding: Finding, stale: dict) -> bool:
+    """Whether the sanitizer's stale match ``stale`` is at this finding: compared at its line, or in its
+    file with the old key taken where its flow takes the key (the first step)."""
+    here = _site(finding.path, finding.line)
+    compared = {_site(c["file"], c["line"]) for c in stale["compared"]}
+    if here in compared:
+        return True
+    source = _site(finding.flow[0]["path"], finding.flow[0]["line"]) if finding.flow else None
+    taken = stale["old"]["taken"]
+    return (source is not None and bool(taken) and _site(taken[0]["file"], taken[0]["line"]) == source
+            and any(file == here[0] for file, _ in compared))
+
+
+def _shown(site: dict) -> str:
+    return f"{os.path.relpath(site['file']) if site['file'].startswith(os.getcwd()) else site['file']}:{site['line']}"
+
+
+def judge(findings: list[Finding], merged: dict) -> list[str]:
+    """Set each finding's ``run`` (and ``run_detail``) from the sanitized run ``merged``; the
+    sanitizer's stale matches no finding accounts for, one line each."""
+    taken_under = {_site(file, line) for file, line in merged.get("taken_under", [])}
+    met_at = {_site(file, line) for file, line in merged.get("met_at", [])}
+    validated_at = {_site(file, line) for file, line in merged.get("validated_at", [])}
+    accounted = set()
+    for finding in findings:
+        if finding.suppressed:
+            continue
+        mine = [i for i, stale in enumerate(merged["findings"]) if _accounts_for(finding, stale)]
+        accounted.update(mine)
+        if mine:
+            stale = merged["findings"][mine[0]]
+            finding.run = CONFIRMED
+            finding.run_detail = (f"a stale {stale['kind']} key met {sum(merged['findings'][i]['count'] for i in mine)} "
+                                  f"time(s) at {', '.join(_shown(c) for c in stale['compared'])}; the old key taken at "
+                                  f"{_shown(stale['old']['taken'][0])}, its object {stale['fate']}")
+        elif _flow_sites(finding) & validated_at:
+            finding.run = DROPPED
+            finding.run_detail = (f"stale keys met at {', '.join(f'{os.path.relpath(f)}:{n}' for f, n in sorted(_flow_sites(finding) & validated_at))} "
+                                  "were dropped by the validated lookup there: safe")
+        elif _site(finding.path, finding.line) in met_at or _flow_sites(finding) & taken_under:
+            finding.run = REACHED
+            finding.run_detail = "the run took keys on its flow and met no stale one here"
+        else:
+            finding.run = NOT_REACHED
+            finding.run_detail = ("no key the sanitizer tracks was taken on its flow: the run did not go there, or "
+                                  "took the id() of objects that cannot be weakly referenced, which it does not track")
+    return [f"{_shown(stale['compared'][0])}: a stale {stale['kind']} key met {stale['count']} time(s), the old key "
+            f"taken at {_shown(stale['old']['taken'][0])}: no finding of the scan is there"
+            for i, stale in enumerate(merged["findings"]) if i not in accounted]
