@@ -3,12 +3,12 @@ sanitizer (``address-reuse sanitize``), and the sanitizer's findings the reading
 
 A finding is
 
-- *confirmed* where the run met a stale key at it: a stale match compared at the finding's line, or in
-  its file with the old key taken where the finding's flow takes it;
+- *confirmed* where the run met a stale key at it: a stale match compared at a line that uses the
+  finding's cache, or in its file with the old key taken on its flow or at one of those lines;
 - *stale keys dropped* where the run met stale keys at its line, or on its flow, only in lookups
   marked ``# address-reuse: validated`` that dropped the entry (a guard that works: safe);
-- *reached without reuse* where keys were taken on its flow (a line of it, in its own file, was on
-  the stack when a ``data_ptr()`` or ``id()`` was read) or equal keys met at its line, and none was stale: the run
+- *reached without reuse* where keys were taken on its flow or at its lines (one of them, in its own
+  file, was on the stack when a ``data_ptr()`` or ``id()`` was read) or equal keys met there, none stale: the run
   went there, and no address or id came back to it (a trial that says nothing either way);
 - *not reached* where no key the sanitizer tracks was taken on its flow (the run never went there, or
   took ids only of objects that cannot be weakly referenced, which the sanitizer does not track).
@@ -30,24 +30,28 @@ def _site(path: str, line: int) -> tuple[str, int]:
     return os.path.realpath(path), int(line)
 
 
+def _uses(finding: Finding) -> set[tuple[str, int]]:
+    """The lines that use the finding's cache (its lookups, stores, tests)."""
+    return {_site(finding.path, line) for line in finding.lines or [finding.line]}
+
+
 def _flow_sites(finding: Finding) -> set[tuple[str, int]]:
-    """The lines of its flow in the finding's own file (a helper that reads the address, shared by
-    several caches, would say every one of them ran)."""
-    here = _site(finding.path, finding.line)
-    return {site for step in finding.flow if (site := _site(step["path"], step["line"]))[0] == here[0]} | {here}
+    """Its uses, and the lines of its flow in its own file (a helper that reads the address, shared
+    by several caches, would say every one of them ran)."""
+    here = _site(finding.path, finding.line)[0]
+    return {site for step in finding.flow if (site := _site(step["path"], step["line"]))[0] == here} | _uses(finding)
 
 
 def _accounts_for(finding: Finding, stale: dict) -> bool:
-    """Whether the sanitizer's stale match ``stale`` is at this finding: compared at its line, or in its
-    file with the old key taken where its flow takes the key (the first step)."""
-    here = _site(finding.path, finding.line)
+    """Whether the sanitizer's stale match ``stale`` is at this finding: compared at a line that uses its
+    cache, or in its file with the old key taken where its flow takes the key or where it stores it."""
     compared = {_site(c["file"], c["line"]) for c in stale["compared"]}
-    if here in compared:
+    if compared & _uses(finding):
         return True
-    source = _site(finding.flow[0]["path"], finding.flow[0]["line"]) if finding.flow else None
     taken = stale["old"]["taken"]
-    return (source is not None and bool(taken) and _site(taken[0]["file"], taken[0]["line"]) == source
-            and any(file == here[0] for file, _ in compared))
+    here = _site(finding.path, finding.line)[0]
+    return bool(taken) and _site(taken[0]["file"], taken[0]["line"]) in _flow_sites(finding) \
+        and any(file == here for file, _ in compared)
 
 
 def _shown(site: dict) -> str:
@@ -68,15 +72,16 @@ def judge(findings: list[Finding], merged: dict) -> list[str]:
         accounted.update(mine)
         if mine:
             stale = merged["findings"][mine[0]]
+            lookups = dict.fromkeys(_shown(c) for i in mine for c in merged["findings"][i]["compared"])
             finding.run = CONFIRMED
             finding.run_detail = (f"a stale {stale['kind']} key met {sum(merged['findings'][i]['count'] for i in mine)} "
-                                  f"time(s) at {', '.join(_shown(c) for c in stale['compared'])}; the old key taken at "
+                                  f"time(s) at {', '.join(lookups)}; the old key taken at "
                                   f"{_shown(stale['old']['taken'][0])}, its object {stale['fate']}")
         elif _flow_sites(finding) & validated_at:
             finding.run = DROPPED
             finding.run_detail = (f"stale keys met at {', '.join(f'{os.path.relpath(f)}:{n}' for f, n in sorted(_flow_sites(finding) & validated_at))} "
                                   "were dropped by the validated lookup there: safe")
-        elif _site(finding.path, finding.line) in met_at or _flow_sites(finding) & taken_under:
+        elif _flow_sites(finding) & (met_at | taken_under):
             finding.run = REACHED
             finding.run_detail = "the run took keys on its flow and met no stale one here"
         else:

@@ -95,6 +95,7 @@ class Finding:
     suppressed: str | None = None  # the reason given in a ``# noqa`` comment
     flow: list[dict] = field(default_factory=list)  # {"path", "line", "col", "text"}: source ... sink
     why: str = ""  # one line: why the key can match another object
+    lines: list[int] = field(default_factory=list)  # every line of ``path`` that uses the cache, ``line`` first
     run: str | None = None  # with --confirm: confirmed, reached without reuse or not reached (scan.confirm)
     run_detail: str = ""  # what the run saw there
 
@@ -957,7 +958,7 @@ class ModuleScan:
     def _finding(self, code: str, at: tuple[str, int, int], message: str, key: Parts, guards: dict[str, bool],
                  cls: ast.ClassDef | None = None, notes: list[str] | None = None,
                  key_text: list[str] | None = None, liveness_text: str = "liveness weakref",
-                 flow: Flow = (), why: str = "") -> None:
+                 flow: Flow = (), why: str = "", lines: list[int] | None = None) -> None:
         level = self.suggested_level(guards)
         present = [liveness_text if g == "liveness weakref" else g for g, on in guards.items() if on]
         path, line, col = at
@@ -965,7 +966,8 @@ class ModuleScan:
             path, line, col, code, message, key_text or describe_parts(key), present,
             [g for g, on in guards.items() if not on], level, self._audit(cls, level),
             (notes or []) + self._subclass_notes(cls, key, level),
-            flow=[{"path": p, "line": ln, "col": c, "text": t} for p, ln, c, t in flow], why=why))
+            flow=[{"path": p, "line": ln, "col": c, "text": t} for p, ln, c, t in flow], why=why,
+            lines=lines or [line]))
 
     def _audit(self, cls: ast.ClassDef | None, level: str, base: ast.ClassDef | None = None) -> str | None:
         """The audit command for a cache class with get/put (its own or inherited from ``base``)."""
@@ -1101,7 +1103,7 @@ class ModuleScan:
                        f"with a key made of {and_join(describe_parts(key_parts))}: once the object is freed, "
                        f"its {what} can match another object{where}")
             self._finding("ARH001", (path, first.line, first.col), message, key_parts, guards, cls,
-                          flow=first.flow, why=why,
+                          flow=first.flow, why=why, lines=lines,
                           liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
                           else "liveness weakref")
 
@@ -1128,7 +1130,7 @@ class ModuleScan:
                           key_text=["the tensor object (hash by id(), compared with ==)"],
                           liveness_text="liveness (entries die with their key)",
                           flow=(self.step(at, f"tensor key of {name}"),),
-                          why="a tensor key is compared with its elementwise ==")
+                          why="a tensor key is compared with its elementwise ==", lines=lines)
 
     @staticmethod
     def _reused_what(parts: Parts) -> str:
