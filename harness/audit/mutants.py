@@ -167,6 +167,14 @@ MUTANTS += [
                   f"ref = _SourceRef(source, None if source.requires_grad and {TORCH}.is_grad_enabled() "
                   "else self._source_died)"),
                  _slow_trusts_when(f"source.requires_grad and {TORCH}.is_grad_enabled()")),
+    # A version counter kept in fewer bits than torch's: a source written 2**16 (or 2**8) times
+    # between its put and its lookup meets its old entry again.
+    _search_only("key_version_16_bits", "the version in the key, kept to its low 16 bits",
+                 ("keys", "version = None if t.is_inference() else t._version",
+                  "version = None if t.is_inference() else t._version & 0xFFFF")),
+    _search_only("key_version_8_bits", "the version in the key, kept to its low 8 bits",
+                 ("keys", "version = None if t.is_inference() else t._version",
+                  "version = None if t.is_inference() else t._version & 0xFF")),
     # Not search-only: the catalogue's module_dtype_round_trip serves its weight under no_grad.
     Mutant("no_grad_skips_liveness", "the liveness guard for entries made and looked up under no_grad",
            (("hardened", "ref = _SourceRef(source, self._source_died)",

@@ -69,6 +69,9 @@ PROPERTIES = {
     "lookup": ("the source", "a new object"),
     "hits": ("1", "20"),  # lookups of a source before it changes
     "age": ("0", "10"),  # other entries inserted between a source's put and its change
+    # in-place writes between a source's put and its lookup: a long-running server's buffer is written
+    # at every step; the counter is moved as by that many writes without making them (rewrite)
+    "writes": ("1", "2**8", "2**16", "2**31"),
     "values": ("counting", "negative", "fractions", "nan and inf", "large"),  # what request n's source holds
     "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
     # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
@@ -145,7 +148,7 @@ def situations(seed: int = 0) -> tuple:
 # serve in, a plain tensor that owns its storage, looked up at every step of a request.
 _PLAIN = {"layout": "contiguous", "offset": "0", "bits": "none", "origin": "allocator", "kind": "tensor",
           "thread": "main", "lookup": "the source", "hits": "20", "values": "counting", "storage": "its own",
-          "torch state": "defaults", "history": "full", "age": "0"}
+          "torch state": "defaults", "history": "full", "age": "0", "writes": "1"}
 EVERYDAY = tuple({**_PLAIN, "dtype": dtype, "grad": grad, "shape": shape, "max_size": size}
                  for dtype in ("float32", "float16", "bfloat16") for grad in ("no_grad", "inference")
                  for shape, size in (("text embedding", "2"), ("matrix", "128")))
@@ -249,10 +252,14 @@ def span(t):
     return 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) if t.numel() else 0
 
 
-def rewrite(t, n):
-    """Request n's content into what t spans, in place through a view of t: a version bump."""
+def rewrite(t, n, writes=1):
+    """Request n's content into what t spans, in place through a view of t: a version bump; with
+    ``writes``, the version counter moved on as by that many writes (the last one's content), at the
+    cost of one."""
     with torch.no_grad():
         t.as_strided((span(t),), (1,), t.storage_offset()).copy_(content(n, t.dtype, (span(t),)))
+    if writes > 1:
+        torch._C._autograd._unsafe_set_version_counter((t,), (t._version + writes - 1,))
 
 
 def rewrite_behind(t, n):
@@ -558,7 +565,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     # Each obligation makes its sources at a slot of its own and keeps them to the row's
     # end: only the freed and swapped ones hand an address on, to their own next request.
     obligations = [(Level.L0, f"a = make(SLOT, 1, {versioned})\n{before('a', 'in place', versioned)}\n"
-                              f"rewrite(a, 2)\nlook({looked('a', versioned)}, 'in place: after a write')\n"
+                              f"rewrite(a, 2, writes={row['writes']})\n"
+                              f"look({looked('a', versioned)}, 'in place: after {row['writes']} write(s)')\n"
                               "kept.append(a)")]
     if level >= Level.L1:
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
