@@ -233,6 +233,9 @@ ATOMS = {
                "shared memory": "{t}.is_shared()", "conj bit": "{t}.is_conj()", "neg bit": "{t}.is_neg()"},
     "object": {"requires grad": "{t}.requires_grad", "a Parameter": "isinstance({t}, torch.nn.Parameter)",
                "a subclass": "type({t}) is not torch.Tensor", "an inference tensor": "{t}.is_inference()"},
+    # a buffer a long-running server has written all along (torch's counter is 32 bits wide)
+    "scale": {"version past 2**16": "not {t}.is_inference() and {t}._version >= 2**16",
+              "version past 2**31": "not {t}.is_inference() and {t}._version >= 2**31"},
     "mode": {"grad enabled": "torch.is_grad_enabled()", "inference mode": "torch.is_inference_mode_enabled()",
              "another thread": "threading.current_thread() is not threading.main_thread()"},
     "history": {"max_size 1": "{c}.max_size == 1", "max_size > 100": "{c}.max_size > 100",
@@ -245,7 +248,9 @@ ATOMS = {
 _NOT_RANK_0 = ("not contiguous", "a zero stride", "channels_last", "a dimension of size 1", "more than 4096 elements")
 EXCLUDED = {frozenset(pair) for pair in [("requires grad", "not floating"), ("requires grad", "1-byte items"),
                                           ("an inference tensor", "requires grad"), ("rank 1", "channels_last"),
-                                          ("rank >= 5", "channels_last")]} | {
+                                          ("rank >= 5", "channels_last"),
+                                          ("an inference tensor", "version past 2**16"),
+                                          ("an inference tensor", "version past 2**31")]} | {
     frozenset(("rank 0", name)) for name in _NOT_RANK_0} | {
     frozenset(("requires grad", name)) for name in ATOMS["dtype"] if name.startswith("dtype ") and
     name.split()[1] not in ("float32", "float16", "bfloat16", "float64", "complex64", "complex128")}

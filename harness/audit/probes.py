@@ -72,6 +72,9 @@ PROPERTIES = {
     # in-place writes between a source's put and its lookup: a long-running server's buffer is written
     # at every step; the counter is moved as by that many writes without making them (rewrite)
     "writes": ("1", "2**8", "2**16", "2**31"),
+    # a source's version counter when it is put: a buffer a long-running server has written all along
+    # (every other tensor object made on its storage for the row starts there too)
+    "version": ("0", "2**16 + 3", "2**31 + 3"),
     "values": ("counting", "negative", "fractions", "nan and inf", "large"),  # what request n's source holds
     "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
     # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
@@ -148,7 +151,7 @@ def situations(seed: int = 0) -> tuple:
 # serve in, a plain tensor that owns its storage, looked up at every step of a request.
 _PLAIN = {"layout": "contiguous", "offset": "0", "bits": "none", "origin": "allocator", "kind": "tensor",
           "thread": "main", "lookup": "the source", "hits": "20", "values": "counting", "storage": "its own",
-          "torch state": "defaults", "history": "full", "age": "0", "writes": "1"}
+          "torch state": "defaults", "history": "full", "age": "0", "writes": "1", "version": "0"}
 EVERYDAY = tuple({**_PLAIN, "dtype": dtype, "grad": grad, "shape": shape, "max_size": size}
                  for dtype in ("float32", "float16", "bfloat16") for grad in ("no_grad", "inference")
                  for shape, size in (("text embedding", "2"), ("matrix", "128")))
@@ -198,6 +201,8 @@ def on(x, s, **change):
         t = t.conj().detach()  # detached: no _base, which would keep the storage alive after a rebind
     if "neg" in g["bits"]:
         t = torch._neg_view(t).detach()
+    if not t.is_inference():  # its version counter where s's sources start (inference tensors have none)
+        torch._C._autograd._unsafe_set_version_counter((t,), (g["version"],))
     return dress(t, s["kind"])
 
 
@@ -423,7 +428,7 @@ def source_of(row: dict) -> dict:
     shape = SHAPES[row["shape"]]
     s = {"dtype": getattr(torch, row["dtype"]), "shape": shape, "stride": _strides(shape, row["layout"]),
          "offset": int(row["offset"]), "origin": row["origin"], "kind": row["kind"], "bits": row["bits"],
-         "values": row["values"], "storage": row["storage"]}
+         "values": row["values"], "storage": row["storage"], "version": eval(row["version"])}  # noqa: S307
     reach = [_end({**s, **change}) for _, change, _ in key_variants(s)]
     s["own"] = _end(s)
     s["fill"] = max([s["own"], *reach])
