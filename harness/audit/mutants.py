@@ -269,7 +269,11 @@ _NO_NEG = {(f"dtype {name}", False): f"torch cannot read a negated {name} tensor
            for name in ("bool", "float8_e4m3fn")}
 UNOBSERVABLE = {
     "key: shape": {("rank 0", False): "every rank-0 tensor has shape ()"},
-    "key: stride": {("rank 0", False): "every rank-0 tensor has stride ()"},
+    "key: stride": {("rank 0", False): "every rank-0 tensor has stride ()",
+                    ("channels_last", False): "two channels_last tensors of one shape have one stride, but for "
+                    "dimensions of size 1, whose stride changes no value",
+                    ("not contiguous", True): "two contiguous tensors of one shape have one stride, but for "
+                    "dimensions of size 1, whose stride changes no value"},
     "key: dtype": _ONE_DTYPE,
     "key: version": {("an inference tensor", False): "an inference tensor's version field is None already"},
     "key: conj bit": {("conj bit", True): "where the bit is not set, the field is False already", **_REAL},
