@@ -378,3 +378,18 @@ def test_confirm_on_the_repro_run_confirms_the_fingerprint_lookup_and_not_the_l2
 def test_confirm_without_a_command_is_one_line(capsys):
     code, out, err = _run(["scan", str(CASES), "--confirm", "--"], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--confirm needs a command" in err
+
+
+@core_model
+def test_confirm_with_recycled_ids_confirms_what_a_plain_run_only_reaches(capsys):
+    # Per-object settings keyed by id(): CPython reused no id in this run in 3 runs of 3 (sanitize.md),
+    # so it is reached without reuse, no verdict either way; with --recycle-ids the next job's object
+    # gets the dead one's id, every time.
+    script = SANITIZE_CASES / "per_object_settings.py"
+    plain = _confirmed([str(script), "--confirm", "--", sys.executable, str(script)], capsys)[1]
+    recycled = _confirmed([str(script), "--recycle-ids", "--confirm", "--", sys.executable, str(script)], capsys)[1]
+    reused = plain["run"]["verdict"] == "stale"  # CPython's choice, not this tool's
+    assert [f["run"] for f in plain["findings"]] == ["confirmed" if reused else "reached without reuse"], plain
+    assert [f["run"] for f in recycled["findings"]] == ["confirmed"], recycled
+    code, out, err = _run(["scan", str(script), "--recycle-ids"], capsys)
+    assert code == 2 and "--recycle-ids applies to the run --confirm makes" in err

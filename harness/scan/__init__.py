@@ -52,6 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="then run COMMAND (last on the line, after --) under the sanitizer and mark each finding "
                         "confirmed (a stale key met there), reached without reuse, or not reached; and list the "
                         "sanitizer's stale matches no finding accounts for")
+    p.add_argument("--recycle-ids", action="store_true",
+                   help="with --confirm: hand each new object the id() of a dead one of its type, as sanitize "
+                        "--recycle-ids does, so an id()-keyed entry that outlives its object meets a new one at once")
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -60,6 +63,8 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         command = command[1:] if command[:1] == ["--"] else command
         if not command:
             parser.error("--confirm needs a command after it: scan PATH --confirm -- python my_script.py")
+    elif args.recycle_ids:
+        parser.error("--recycle-ids applies to the run --confirm makes: scan PATH --recycle-ids --confirm -- COMMAND")
     try:
         result = scan_paths(args.paths, tuple(args.exclude), args.jobs)
     except ScanError as exc:
@@ -68,7 +73,7 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from harness.sanitize.command import run_sanitized, say_how_it_ran
         from harness.scan.confirm import judge
 
-        merged = run_sanitized(parser, command)
+        merged = run_sanitized(parser, command, args.recycle_ids)
         say_how_it_ran(parser.prog, merged)
         result.run = {"command": command, "exit_status": merged["exit_status"], "verdict": merged["verdict"],
                       "missed": judge(result.findings, merged)}
