@@ -160,6 +160,7 @@ class _State:
         # (code, line) of every frame on a stack where a key was taken, and of every lookup where two
         # equal keys met, stale or not: what ran (``scan --confirm`` tells a finding reached from one not run)
         self.taken_under: set = set()
+        self.last_stack: tuple = ()  # the stack last added to taken_under
         self.met_at: set = set()
         self.validated_at: set = set()  # (code, line) of the marked lookups that dropped a stale entry
         self.came_back = 0  # a key taken at a value that an earlier, other referent had
@@ -185,7 +186,9 @@ def _tag(value: int, referent, kind: str, about, frame) -> Address:
     address.owner = None  # for a data_ptr: a weakref to the tensor it was read from
     state = _state
     state.keys_taken += 1
-    state.taken_under.update(address.stack)
+    if address.stack != state.last_stack:  # a loop takes key after key at one stack: hashed once
+        state.taken_under.update(address.stack)
+        state.last_stack = address.stack
     last = state.last_referent
     previous = last.get(value)
     if previous is not None and previous is not referent:
