@@ -62,6 +62,7 @@ GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch
 CACHES = 2  # cache instances the steps look up in (the second of max_size 3)
 FILLS = (3, 40, 8, 130)  # other entries one step adds, each looked up and inserted
 REPEATS = (1, 2, 20)  # lookups in a row on one entry
+WRITES = (1, 2**8, 2**16, 2**31)  # in-place writes one step makes (past the widths a version may be cut to)
 REINTERPRETATIONS = ("sibling_dtype", "conj", "first_half", "second_half")  # what ``.data =`` makes of a source
 EXAMPLES, STEPS = 50, 20  # sequences per round, steps per sequence
 RECENCY_PROBE_MAX = 128  # LRU recency is probed in rounds of max_size 2 to this (a probe fills a cache to its bound)
@@ -561,13 +562,18 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
             return "itself", name
         return view, expr
 
-    def update_in_place(self):
-        """In place: a version bump; on an inference tensor, a rewrite with none (L3)."""
+    def update_in_place(self, writes):
+        """In place: a version bump, or as many as ``writes`` (the counter moved on at the cost of one
+        write: a server's buffer written at every step); on an inference tensor, a rewrite with none (L3)."""
         rewrite = f"{name}.copy_(content({self.next_content()}, {name}.dtype, {name}.shape))"
         if source(self).is_inference():
             self.run(Level.L3, f"with torch.inference_mode():\n    {rewrite}")
         else:
-            self.run(Level.L0, f"with torch.no_grad():\n    {rewrite}")
+            # never past 3 * 2**30: torch's counter is 32 bits wide, and one that wrapped round to a version
+            # an entry was put at would fool every cache keyed by it (a limit of torch, not of the cache)
+            more = (f"\ntorch._C._autograd._unsafe_set_version_counter(({name},), "
+                    f"(min({name}._version + {writes - 1}, 3 * 2**30),))" if writes > 1 else "")
+            self.run(Level.L0, f"with torch.no_grad():\n    {rewrite}{more}")
 
     def reinterpret(self, how):
         """``.data =`` a view of its own memory: other layout, dtype or conj bit; no version bump."""
@@ -627,7 +633,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
     rules = {"lookup": lookup,
              "update_in_place": precondition(
                  lambda self: live(self) and (not source(self).is_inference() or level >= Level.L3)
-                 and (level < Level.L3 or not self.in_request))(rule()(update_in_place)),
+                 and (level < Level.L3 or not self.in_request))(rule(writes=st.sampled_from(WRITES))(update_in_place)),
              "reinterpret": precondition(versioned)(
                  rule(how=st.sampled_from(REINTERPRETATIONS))(reinterpret))}
     if contract == "lru":  # a probe cache filled to the bound: where that is cheap (and LRU differs from FIFO)
@@ -696,7 +702,7 @@ def coverage() -> list[tuple[str, str]]:
         ("history", f"other entries added {FILLS[0]} to {max(FILLS)} at a time ({names(FILLS)}), "
                     f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
                     f"request bounds"),
-        ("changes to a live source", f"in place (a version bump), reinterpreted with `.data =` "
+        ("changes to a live source", f"in place ({names(WRITES)} version bumps at once), reinterpreted with `.data =` "
                                      f"({names(REINTERPRETATIONS)}); freed and its address reused (L1); "
                                      f"storage swapped, rebound away and back (L2); rewritten through an alias (L3)"),
         ("contract", f"`bounded`: the bound after each fill, `clear()`; `lru`: also recency, in a probe cache "
