@@ -725,11 +725,11 @@ def find(job: dict) -> dict:
     *earlier, request = job["requests"]
     timeout = job.get("timeout", 600)
 
-    def alone():  # the request served alone: the state it starts from, and the objects it made for itself
-        start = snapshot()
+    def alone():  # the request served alone: the state it starts from, and what it changed (the objects
+        start = snapshot()  # it made for itself among them): only that comes back through the pipe
         kept = _fresh_values(start)
         outputs = _outputs(fn, request)
-        return start, kept, outputs, snapshot()
+        return start, kept, outputs, {p: v for p, v in snapshot().items() if start.get(p) != v}
 
     served_alone = Fork(alone)  # while this process serves the earlier requests
     for served in earlier:
@@ -738,7 +738,8 @@ def find(job: dict) -> dict:
     status, value = served_alone.result(timeout)
     if status != "ok":
         return {"named": False, "why": f"the request served alone failed: {value}"}
-    fresh, kept, reference, made_alone = value
+    fresh, kept, reference, changed_alone = value
+    made_alone = {**fresh, **changed_alone}
     status, value = in_fork(_outputs, fn, request, timeout=timeout)
     if status != "ok" or _same(value, reference):
         return {"named": False, "why": "the request gave its result served alone this time: nothing to set back"

@@ -157,12 +157,14 @@ class _State:
 
     def reset(self):
         self.keys_taken = 0
-        # (code, line) of every frame on a stack where a key was taken, and of every lookup where two
-        # equal keys met, stale or not: what ran (``scan --confirm`` tells a finding reached from one not run)
-        self.taken_under: set = set()
+        # Lines that ran, each (id(code), line) -> code (an int pair hashes at once; a code object hashes
+        # its constants): every frame on a stack where a key was taken, every lookup where two equal keys
+        # met, stale or not, and the marked lookups that dropped a stale entry. ``scan --confirm`` tells
+        # a finding reached from one not run by them.
+        self.taken_under: dict = {}
         self.last_stack: tuple = ()  # the stack last added to taken_under
-        self.met_at: set = set()
-        self.validated_at: set = set()  # (code, line) of the marked lookups that dropped a stale entry
+        self.met_at: dict = {}
+        self.validated_at: dict = {}
         self.came_back = 0  # a key taken at a value that an earlier, other referent had
         self.last_referent: dict[int, object] = {}  # value -> token of the referent it was last taken from
         self.findings: dict[tuple, dict] = {}
@@ -186,8 +188,8 @@ def _tag(value: int, referent, kind: str, about, frame) -> Address:
     address.owner = None  # for a data_ptr: a weakref to the tensor it was read from
     state = _state
     state.keys_taken += 1
-    if address.stack != state.last_stack:  # a loop takes key after key at one stack: hashed once
-        state.taken_under.update(address.stack)
+    if address.stack != state.last_stack:  # a loop takes key after key at one stack: added once
+        _ran(state.taken_under, address.stack)
         state.last_stack = address.stack
     last = state.last_referent
     previous = last.get(value)
@@ -257,7 +259,7 @@ _STORE, _DELETE = dis.opmap["STORE_SUBSCR"], dis.opmap["DELETE_SUBSCR"]
 
 def _met(a: Address, b: Address, frame) -> None:
     """``a == b`` was asked (``a`` the stored key in a dict or set) and they are equal."""
-    _state.met_at.add((frame.f_code, frame.f_lineno))
+    _state.met_at[(_real_id(frame.f_code), frame.f_lineno)] = frame.f_code
     if a.referent is b.referent:
         return  # the same storage or object: not stale
     if _state.collecting:
@@ -354,7 +356,7 @@ def _judge(finished: list, waiting: list) -> None:
                 _count(old, pending.finding, marked=True)
             else:
                 _state.validated += 1
-                _state.validated_at.add(pending.finding["compared"])
+                _ran(_state.validated_at, (pending.finding["compared"],))
             pending.frame = pending.finding = None
 
 
@@ -725,9 +727,15 @@ def snapshot() -> dict:
                 "validated_at": _sites(_state.validated_at)}
 
 
-def _sites(pairs: set) -> list:
-    """``[file, line]`` of each (code, line), once each."""
-    return sorted({(code.co_filename, line) for code, line in pairs})
+def _ran(lines: dict, sites) -> None:
+    """Add each (code, line) of ``sites`` to ``lines`` (see ``_State.reset``)."""
+    for code, line in sites:
+        lines[(_real_id(code), line)] = code
+
+
+def _sites(lines: dict) -> list:
+    """``[file, line]`` of each line that ran, once each."""
+    return sorted({(code.co_filename, line) for (_, line), code in lines.items()})
 
 
 def forget() -> None:

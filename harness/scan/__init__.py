@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="processes reading files (default: one per core)")
     p.add_argument("--confirm", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                    help="then run COMMAND (last on the line, after --) under the sanitizer and mark each finding "
-                        "confirmed (a stale key met there), reached without reuse, or not reached; and list the "
+                        "confirmed (a stale key met there), stale keys dropped, reached without reuse, or not reached; and list the "
                         "sanitizer's stale matches no finding accounts for")
     p.add_argument("--recycle-ids", action="store_true",
                    help="with --confirm: hand each new object the id() of a dead one of its type, as sanitize "
@@ -58,9 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    command = args.confirm
+    command = args.confirm  # the parser took the ``--`` before it away
     if command is not None:
-        command = command[1:] if command[:1] == ["--"] else command
         if not command:
             parser.error("--confirm needs a command after it: scan PATH --confirm -- python my_script.py")
     elif args.recycle_ids:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 
+from harness.sanitize.report import shown_path
 from harness.scan.rules import Finding
 
 CONFIRMED, DROPPED, REACHED, NOT_REACHED = "confirmed", "stale keys dropped", "reached without reuse", "not reached"
@@ -42,20 +43,20 @@ def _flow_sites(finding: Finding) -> set[tuple[str, int]]:
     return {site for step in finding.flow if (site := _site(step["path"], step["line"]))[0] == here} | _uses(finding)
 
 
-def _accounts_for(finding: Finding, stale: dict) -> bool:
-    """Whether the sanitizer's stale match ``stale`` is at this finding: compared at a line that uses its
-    cache, or in its file with the old key taken where its flow takes the key or where it stores it."""
+def _accounts_for(uses: set, flow: set, stale: dict) -> bool:
+    """Whether the sanitizer's stale match ``stale`` is at a finding (its ``uses`` and ``flow`` sites):
+    compared at a line that uses its cache, or in its file with the old key taken on its flow."""
     compared = {_site(c["file"], c["line"]) for c in stale["compared"]}
-    if compared & _uses(finding):
+    if compared & uses:
         return True
     taken = stale["old"]["taken"]
-    here = _site(finding.path, finding.line)[0]
-    return bool(taken) and _site(taken[0]["file"], taken[0]["line"]) in _flow_sites(finding) \
+    here = next(iter(uses))[0]
+    return bool(taken) and _site(taken[0]["file"], taken[0]["line"]) in flow \
         and any(file == here for file, _ in compared)
 
 
 def _shown(site: dict) -> str:
-    return f"{os.path.relpath(site['file']) if site['file'].startswith(os.getcwd()) else site['file']}:{site['line']}"
+    return f"{shown_path(site['file'])}:{site['line']}"
 
 
 def judge(findings: list[Finding], merged: dict) -> list[str]:
@@ -64,11 +65,13 @@ def judge(findings: list[Finding], merged: dict) -> list[str]:
     taken_under = {_site(file, line) for file, line in merged.get("taken_under", [])}
     met_at = {_site(file, line) for file, line in merged.get("met_at", [])}
     validated_at = {_site(file, line) for file, line in merged.get("validated_at", [])}
+    ran = met_at | taken_under
     accounted = set()
     for finding in findings:
         if finding.suppressed:
             continue
-        mine = [i for i, stale in enumerate(merged["findings"]) if _accounts_for(finding, stale)]
+        uses, flow = _uses(finding), _flow_sites(finding)
+        mine = [i for i, stale in enumerate(merged["findings"]) if _accounts_for(uses, flow, stale)]
         accounted.update(mine)
         if mine:
             stale = merged["findings"][mine[0]]
@@ -77,11 +80,11 @@ def judge(findings: list[Finding], merged: dict) -> list[str]:
             finding.run_detail = (f"a stale {stale['kind']} key met {sum(merged['findings'][i]['count'] for i in mine)} "
                                   f"time(s) at {', '.join(lookups)}; the old key taken at "
                                   f"{_shown(stale['old']['taken'][0])}, its object {stale['fate']}")
-        elif _flow_sites(finding) & validated_at:
+        elif dropped := sorted(flow & validated_at):
             finding.run = DROPPED
-            finding.run_detail = (f"stale keys met at {', '.join(f'{os.path.relpath(f)}:{n}' for f, n in sorted(_flow_sites(finding) & validated_at))} "
+            finding.run_detail = (f"stale keys met at {', '.join(f'{shown_path(f)}:{n}' for f, n in dropped)} "
                                   "were dropped by the validated lookup there: safe")
-        elif _flow_sites(finding) & (met_at | taken_under):
+        elif flow & ran:
             finding.run = REACHED
             finding.run_detail = "the run took keys on its flow and met no stale one here"
         else:
