@@ -21,7 +21,8 @@ PROMPTS = {"rewritten_settings": ("a b", "a b c"), "settings_by_position": ("sca
            "memo_beside_noise": ("red", "green"), "in_a_closure": ("red", "green"), "independent": ("red", "green"),
            "running_mean": ("red", "green"), "online_scorer": ("learn red", "green"),
            "turn_counter": ("hello", "again"), "precision_switch": ("precise", "plain"),
-           "two_settings_among_noise": ("first", "second"), "engine_in_a_cache": ("red", "green")}
+           "two_settings_among_noise": ("first", "second"), "engine_in_a_cache": ("red", "green"),
+           "engine_in_a_class_cache": ("red", "green")}
 
 
 def marked(kind: str, job: str) -> int:
@@ -62,6 +63,8 @@ def searched(tmp_path_factory) -> dict:
     # an engine built by the first job and kept in a functools cache: narrowed to the entry deep in it
     ("engine_in_a_cache", "carried_cases.jobs._engine('small').stages[1].blocks[1].memory.by_context['cond']",
      "remove"),
+    ("engine_in_a_class_cache",
+     "carried_cases.jobs._Engines.load('small').stages[0].blocks[1].memory.by_context['cond']", "remove"),
 ])
 def test_the_state_that_carried_is_named_where_it_was_left_and_where_it_was_read(searched, job, state, how):
     found = searched[job]

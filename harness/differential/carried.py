@@ -108,6 +108,12 @@ def _cache_of(wrapper) -> dict | None:
     return held[0] if len(held) == 1 else None
 
 
+def _cached(held):
+    """The functools cache a class attribute is, or wraps as a static or class method; else None."""
+    held = held.__func__ if isinstance(held, (staticmethod, classmethod)) else held
+    return held if isinstance(held, functools._lru_cache_wrapper) else None
+
+
 def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
     """Path (a tuple of steps) -> the value there as a string, for all the state imported modules
     reach (see the module's docstring), or only from the paths ``within``. A step is
@@ -173,7 +179,10 @@ def snapshot(within: list[tuple] | None = None) -> dict[tuple, str]:
                     continue
                 if isinstance(value, type) and value.__dict__.get("__module__") == module_name:
                     for attribute, held in list(vars(value).items()):
-                        if not attribute.startswith("__") and not callable(held) and not isinstance(
+                        if attribute.startswith("__"):
+                            continue
+                        held = _cached(held) or held  # a cache is state, the one kind of method that is
+                        if isinstance(held, functools._lru_cache_wrapper) or not callable(held) and not isinstance(
                                 held, (property, staticmethod, classmethod, types.MemberDescriptorType,
                                        types.GetSetDescriptorType)):
                             visit((*root, ("attr", name), ("attr", attribute)), held, 1)
@@ -232,6 +241,8 @@ def _resolve(path: tuple, keys: dict | None = None):
             if not isinstance(fields, (dict, types.MappingProxyType)) or rest[0] not in fields:
                 raise KeyError(rest[0])
             obj = fields[rest[0]]
+            if isinstance(fields, types.MappingProxyType):  # a class's: a cached static method is its cache
+                obj = _cached(obj) or obj
         elif kind == "key" and keys is None:
             obj = _entry(obj, rest[0])[1]
         elif kind == "key":

@@ -207,3 +207,21 @@ def engine_in_a_cache(prompt, seed):
         block.memory.by_context["cond"] = x  # left: engine_in_a_cache
     with torch.no_grad():
         return block.proj(block.memory.by_context["cond"])
+
+
+class _Engines:
+    @staticmethod
+    @functools.cache
+    def load(name):  # the same engine, kept in a cache reached through a class
+        torch.manual_seed(0)
+        return _Engine()
+
+
+def engine_in_a_class_cache(prompt, seed):
+    """As engine_in_a_cache, the engine kept by a cached static method of a class."""
+    block = _Engines.load("small").stages[0].blocks[1]
+    x = torch.full((4,), float(len(prompt) + seed))
+    if "cond" not in block.memory.by_context:  # read: engine_in_a_class_cache
+        block.memory.by_context["cond"] = x  # left: engine_in_a_class_cache
+    with torch.no_grad():
+        return block.proj(block.memory.by_context["cond"])
