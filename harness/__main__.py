@@ -248,6 +248,12 @@ def _main(argv) -> int:
         command = parser.commands[args.command]
         if unknown:  # said by the command's own parser: one prefix, `python -m harness COMMAND: error:`
             command.error(f"unrecognized arguments: {' '.join(unknown)}")
+        if args.command == "scan":
+            # Reads source and writes nothing but its answer: no torch in this process, so the workers
+            # it forks start small (importing torch for the run_command below cost the scan of torch
+            # about 3 s of its 30).
+            with interrupted_is_one_line(command.prog):
+                return _run(command, args)
         with interrupted_is_one_line(command.prog):  # importing torch takes seconds: Ctrl-C there is one line too
             from harness.cli import run_command
         return run_command(command.prog, lambda: _run(command, args), program=argv is None)

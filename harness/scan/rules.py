@@ -193,6 +193,16 @@ def child_nodes(node: ast.AST):
                     yield item
 
 
+def walk(root: ast.AST) -> list[ast.AST]:
+    """Every node under ``root`` (itself too), as ``ast.walk`` but without the Load/Store markers."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(child_nodes(node))
+    return found
+
+
 def annotation_is_tensor(annotation: ast.AST | None) -> bool:
     if annotation is None:
         return False
@@ -317,6 +327,40 @@ class Scope:
                 return not scope.returns_closure
             scope = scope.parent
         return False
+
+
+
+def _names_in(scope: Scope) -> frozenset:
+    """Every name and attribute a function's own nodes mention: what it may call or read a field by."""
+    found = set()
+    for node in scope.nodes:
+        kind = type(node)
+        if kind is ast.Name:
+            found.add(node.id)
+        elif kind is ast.Attribute:
+            found.add(node.attr)
+    return frozenset(found)
+
+
+def _enclosing(scope: Scope, module: Scope) -> frozenset:
+    """The scopes whose names a function reads besides its own: the functions around it and the module."""
+    found, s = {id(module)}, scope.parent
+    while s is not None:
+        found.add(id(s))
+        s = s.parent
+    found.discard(id(scope))
+    return frozenset(found)
+
+
+def _env_size(scope: Scope) -> tuple[int, int]:
+    """Grows whenever a name of the function gains a part, or a name becomes known as a tensor."""
+    return sum(len(parts) + 1 for parts in scope.env.values()), len(scope.tensors)
+
+
+def _summary_names(scope: Scope) -> set[str]:
+    """The names a call to this function is written with (``f``, ``obj.method``, ``Class(...)``)."""
+    first, _, last = scope.qualname.rpartition(".")
+    return {last, first} if last == "__init__" else {last}
 
 
 def _fresh(value: ast.AST) -> bool:
@@ -720,26 +764,51 @@ class ModuleScan:
                 summary.returns_flow = flow
 
     def resolve(self) -> None:
-        """Names, fields, summaries and key classes, until nothing changes."""
+        """Names, fields, summaries and key classes, until nothing changes. A round after the first
+        reads again only the functions whose inputs changed in the last one (their own names, an
+        enclosing function's or the module's, a field they read, a function they call, a key class):
+        the others would give what they gave, and most functions of a large module hold no address."""
         self.fields_by_attr: dict[str, list] = {}
         for key in self.fields:
             self.fields_by_attr.setdefault(key[1], []).append(key)
+        scopes = self.scopes
+        names = [_names_in(s) for s in scopes]
+        outer = [_enclosing(s, scopes[0]) for s in scopes]
+        uses: list[list[Use]] = [[] for _ in scopes]
+        todo = range(len(scopes))
+        state = self._state()
         for _ in range(MAX_ROUNDS):
-            before = self._state()
-            self.uses = []
-            for scope in self.scopes:
-                self._fill_env(scope)
-            for scope in self.scopes:
+            before = state
+            sizes = [_env_size(s) for s in scopes]
+            fields = {k: v[0] for k, v in self.fields.items()}
+            key_classes = {k: v.parts for k, v in self.key_classes.items()}
+            for i in todo:
+                self._fill_env(scopes[i])
+            for i in todo:
+                scope = scopes[i]
+                self.uses = []
                 if scope.qualname:
                     self._summarise(scope)
                 self._calls_and_uses(scope)
+                uses[i] = self.uses
             for name, cls in self.classes.items():
                 held = Parts().union(*(self.fields[k][0] for k in self.fields if k[0] == name))
                 hashes = any(isinstance(n, ast.FunctionDef) and n.name == "__hash__" for n in cls.body)
                 if hashes and is_address(held):
                     self.key_classes[name] = KeyClass(cls, held, self._uses_weakref([cls]))
-            if self._state() == before:
+            state = self._state()
+            if state == before:
                 break
+            grown = {id(s) for s, size in zip(scopes, sizes) if _env_size(s) != size}
+            attrs = {k[1] for k, v in self.fields.items() if fields.get(k) != v[0]}
+            called = set().union(*(_summary_names(s) for s, old, new in zip(scopes, before[1], state[1])
+                                   if old != new))
+            if {k: v.parts for k, v in self.key_classes.items()} != key_classes:
+                todo = range(len(scopes))
+            else:
+                todo = [i for i, s in enumerate(scopes)
+                        if id(s) in grown or not grown.isdisjoint(outer[i]) or not names[i].isdisjoint(attrs | called)]
+        self.uses = [u for found in uses for u in found]
 
     def _state(self):
         return (sum(len(s.env) + sum(map(len, s.env.values())) for s in self.scopes),
@@ -902,7 +971,7 @@ class ModuleScan:
     def _root_facts(self, root: ast.AST) -> tuple[bool, list[ast.Compare], bool]:
         """(makes a weak reference, its comparisons, compares with ``is``), read once per class or function."""
         if id(root) not in self._facts:
-            nodes = list(ast.walk(root))
+            nodes = list(walk(root))
             compares = [n for n in nodes if isinstance(n, ast.Compare)]
             self._facts[id(root)] = (
                 any(isinstance(n, ast.Call) and last_name(n.func) in self.weakref_names for n in nodes), compares,

@@ -27,7 +27,10 @@ TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|fro
                       rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof"
                       rb"|c_void_p|c_char_p|c_wchar_p|cu_device_ptr|CUdeviceptr|\b\w*_?(?:ptr|addr|address)\b")
 DEFINITION = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
-CALLED = re.compile(rb"([A-Za-z_]\w*)\s*\(")
+# ``(?<!\w)``: a name starts where no letter or digit comes before it (else every suffix of every name
+# is tried against ``\s*\(``, which was a tenth of the first pass on torch).
+CALLED = re.compile(rb"(?<!\w)([A-Za-z_]\w*)\s*\(")
+IDENTIFIER = re.compile(rb"(?<!\w)[A-Za-z_]\w*")
 CLASS_NAME = re.compile(rb"\b([A-Z]\w*)")
 ATTRIBUTE = re.compile(rb"\.([A-Za-z_]\w*)")
 MAX_FILE_BYTES = 5_000_000  # larger files are generated tables, not code with caches
@@ -52,6 +55,7 @@ class FileResult:
     sources: bool = False  # whether it reads an address itself
     defs: frozenset = frozenset()  # the names of the functions and methods it defines
     calls: frozenset = frozenset()  # the names it calls
+    names: frozenset = frozenset()  # every name it mentions (a callee it can reach is among them)
     classes: frozenset = frozenset()  # the capitalised names it mentions (classes, in annotations too)
     wants: frozenset = frozenset()  # the names of the functions it passes an address to, not defined here
     analysed: bool = False
@@ -207,33 +211,38 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
     attrs = frozenset(m.decode() for m in ATTRIBUTE.findall(source))
     defs = frozenset(m.decode() for m in DEFINITION.findall(source))
     calls = frozenset(m.decode() for m in CALLED.findall(source))
+    names = frozenset(m.decode() for m in IDENTIFIER.findall(source))
     classes = frozenset(m.decode() for m in CLASS_NAME.findall(source))
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
-        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, calls=calls, classes=classes)
+        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, calls=calls, names=names,
+                          classes=classes)
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
     except RecursionError:
         return FileResult(path, module, skipped="too deeply nested to analyse", imports=imports, attrs=attrs,
-                          defs=defs, calls=calls, classes=classes)
+                          defs=defs, calls=calls, names=names, classes=classes)
     apply_noqa_files(findings, path, source)
     summaries, written = scan.exports()
     return FileResult(path, module, findings, summaries, imports, attrs=attrs, fields=written, sources=sources,
-                      defs=defs, calls=calls, classes=classes, wants=frozenset(scan.wants), analysed=True,
+                      defs=defs, calls=calls, names=names, classes=classes, wants=frozenset(scan.wants), analysed=True,
                       pinned=frozenset(scan.pinned))
 
 
-def _imported(imports: dict[str, str], table: dict[str, Summary]) -> dict[str, Summary]:
+def _imported(imports: dict[str, str], table: dict[str, Summary], names: frozenset) -> dict[str, Summary]:
     """The summaries this module can call, under the names it calls them by: ``helper`` for
     ``from .keys import helper``, ``keys.helper`` for ``import pkg.keys as keys``, ``Cache.get``
-    for ``from .cache import Cache``."""
+    for ``from .cache import Cache``. Only those whose name the module mentions (``names``): a call
+    is resolved by the name written there, ``Cache(...)`` for ``Cache.__init__``."""
     found = {}
     for local, target in imports.items():
-        if target in table:
-            found[local] = table[target]
-        for rest, summary in _members(table).get(target, ()):
-            found[f"{local}.{rest}"] = summary
+        candidates = [(local, table[target])] if target in table else []
+        candidates += [(f"{local}.{rest}", summary) for rest, summary in _members(table).get(target, ())]
+        for name, summary in candidates:
+            first, _, last = name.rpartition(".")
+            if (first.rpartition(".")[2] if last == "__init__" else last) in names:
+                found[name] = summary
     return found
 
 
@@ -264,7 +273,7 @@ def _scan_file_again(job: tuple[str, dict[str, Summary], dict, frozenset]) -> Fi
 def _map(function, jobs: list, workers: int) -> list:
     if workers <= 1 or len(jobs) < PARALLEL_FROM:
         return [function(job) for job in jobs]
-    # Forked workers inherit this process's objects (all of torch, under ``python -m harness``);
+    # Forked workers inherit this process's objects (all of torch, where the caller imported it);
     # frozen, the garbage collector in each worker does not walk them again and again while
     # the parser makes its trees (that was a third of the scan's time).
     gc.freeze()
@@ -342,7 +351,7 @@ def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | N
             if r.skipped or not (_needs_another_pass(r, table, typed_fields, wants)
                                  or (r.findings and not pinned_attrs.isdisjoint(r.attrs))):
                 continue
-            imported = _imported(r.imports, table)
+            imported = _imported(r.imports, table, r.names)
             inputs = (tuple(sorted((k, s.state()) for k, s in imported.items())),
                       tuple(sorted((k, v[0]) for k, v in fields.items() if k[1] in r.attrs)),
                       tuple(sorted(p for p in pinned if p[1] in r.attrs)), not wants.isdisjoint(r.defs))
