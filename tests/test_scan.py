@@ -241,6 +241,7 @@ def _sarif_log(tmp_path) -> dict:
     (tmp_path / "broken.py").write_text("def f(:\n")
     (tmp_path / "suppressed.py").write_text(
         "_c = {}\ndef f(t):\n    return _c.get(t.data_ptr())  # noqa: ARH001 reviewed\n")
+    (tmp_path / "safe.py").write_text(SAFE_CASES["pinned"])
     result = scan_paths([str(CASES), str(tmp_path)], workers=1)
     return json.loads(sarif(result))
 
@@ -255,6 +256,8 @@ def test_sarif_shape(tmp_path):
     assert {r["ruleId"] for r in run["results"]} == set(CODES)
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
     assert sum("suppressions" in r for r in run["results"]) == 2  # la_noqa_reason's and this one
+    (passed,) = [r for r in run["results"] if r.get("kind") == "pass"]  # safe.py's: a check that passed
+    assert passed["level"] == "none" and "holds x itself" in passed["properties"]["safe"]
     flows = [r["codeFlows"][0]["threadFlows"][0]["locations"] for r in run["results"]]
     assert all(flows) and all(loc["location"]["message"]["text"] for flow in flows for loc in flow)
     assert len(run["invocations"][0]["toolExecutionNotifications"]) == 1
@@ -271,6 +274,85 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
     jsonschema.Draft4Validator.check_schema(schema)
     errors = list(jsonschema.Draft4Validator(schema).iter_errors(_sarif_log(tmp_path)))
     assert not errors, [e.message for e in errors[:5]]
+
+
+# Entries of ids that cannot go stale (safe: shown, not counted), and look-alikes of them that can.
+SAFE_CASES = {
+    "pinned": "_seen = {}\ndef keep(x, v):\n    _seen[id(x)] = (x, v)\n\ndef find(x):\n    return _seen.get(id(x))\n",
+    "finalized": ("import weakref\n_meta = {}\ndef tag(obj, v):\n    _meta[id(obj)] = v\n"
+                  "    weakref.finalize(obj, _meta.pop, id(obj), None)\n\ndef get(obj):\n    return _meta.get(id(obj))\n"),
+    "callback": ("import weakref\nclass Registry:\n    def __init__(self):\n        self._by_id = {}\n"
+                 "    def add(self, obj, v):\n        key = id(obj)\n"
+                 "        self._by_id[key] = (weakref.ref(obj, self._gone), v)\n"
+                 "    def _gone(self, ref):\n        for k, (r, _) in list(self._by_id.items()):\n"
+                 "            if r is ref:\n                del self._by_id[k]\n"),
+    # torch.utils.weak.WeakIdRef's shape: a dead key equals no live one
+    "weak_id_ref": ("import weakref\nclass IdRef(weakref.ref):\n    def __init__(self, key, callback=None):\n"
+                    "        self._id = id(key)\n        super().__init__(key, callback)\n"
+                    "    def __hash__(self):\n        return self._id\n"
+                    "    def __eq__(self, other):\n        a, b = self(), other()\n"
+                    "        if a is not None and b is not None:\n            return a is b\n"
+                    "        return self is other\n"),
+}
+NOT_SAFE_CASES = {
+    # the tensor held, but its address is not an id: set_() or .data = can free the storage while it lives
+    "address_pinned": "_by_ptr = {}\ndef keep(t, v):\n    _by_ptr[t.data_ptr()] = (t, v)\n",
+    # weak values that are not the object: the entry outlives it
+    "weak_other_value": ("import weakref\n_attrs = weakref.WeakValueDictionary()\n"
+                         "def set_attr(t, value):\n    _attrs[id(t)] = value\n"),
+    # a finalizer that removes from another mapping
+    # hashes and compares by the id it took: a later object at that id equals it
+    "id_key_class": ("class IdKey:\n    def __init__(self, key):\n        self._id = id(key)\n"
+                     "    def __hash__(self):\n        return self._id\n"
+                     "    def __eq__(self, other):\n        return self._id == other._id\n"),
+    "finalizer_elsewhere": ("import weakref\n_meta, _log = {}, {}\ndef tag(obj, v):\n    _meta[id(obj)] = v\n"
+                            "    weakref.finalize(obj, _log.pop, id(obj), None)\n"),
+}
+
+
+@core_model
+@pytest.mark.parametrize("name", sorted(SAFE_CASES))
+def test_an_entry_that_keeps_or_drops_with_its_object_is_safe(tmp_path, capsys, name):
+    """Not counted (exit 0), one line saying why; JSON carries the reason."""
+    case = tmp_path / f"{name}.py"
+    case.write_text(SAFE_CASES[name])
+    code, out, _ = _run(["scan", str(case)], capsys)
+    assert code == 0, out
+    assert re.search(rf"{name}\.py:\d+:\d+: safe \(ARH00[14]\): ", out), out
+    assert "0 finding(s) in 1 file(s), 1 safe (not counted)" in out
+    code, out, _ = _run(["scan", "--format", "json", str(case)], capsys)
+    (finding,) = json.loads(out)["findings"]
+    assert code == 0 and finding["safe"]
+
+
+@core_model
+@pytest.mark.parametrize("name", sorted(NOT_SAFE_CASES))
+def test_a_look_alike_of_a_safe_entry_is_a_finding(tmp_path, capsys, name):
+    case = tmp_path / f"{name}.py"
+    case.write_text(NOT_SAFE_CASES[name])
+    code, out, _ = _run(["scan", str(case)], capsys)
+    assert code == 1 and "safe (" not in out and "1 finding(s) in 1 file(s)" in out, out
+
+
+@core_model
+def test_the_claims_of_safe_hold_in_python():
+    """An id stays taken while its object lives (an entry holding it keeps it); a finalizer runs
+    before the object's memory, and so its id, can be given to another object."""
+    class Thing:
+        pass
+    pinned = {}
+    for _ in range(200):
+        t = Thing()
+        pinned[id(t)] = ("tag", t)  # the entry holds its object
+    del t
+    assert all(id(Thing()) not in pinned for _ in range(2000))  # a live object's id is never handed out
+    tagged, things = {}, [Thing() for _ in range(200)]
+    for t in things:
+        tagged[id(t)] = "tag"  # the entry does not hold it ...
+        weakref.finalize(t, tagged.pop, id(t), None)
+    del t
+    things.clear()  # ... and each object's finalizer removes its entry as it dies
+    assert tagged == {}
 
 
 @core_model

@@ -77,4 +77,4 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         result.run = {"command": command, "exit_status": merged["exit_status"], "verdict": merged["verdict"],
                       "missed": judge(result.findings, merged)}
     sys.stdout.write(FORMATS[args.format](result))
-    return (FINDINGS if any(not f.suppressed for f in result.findings) else 0) | (SKIPPED if result.skipped else 0)
+    return (FINDINGS if any(f.counts for f in result.findings) else 0) | (SKIPPED if result.skipped else 0)

@@ -26,7 +26,7 @@ def flow_lines(f: Finding) -> list[str]:
 def text(result: ScanResult) -> str:
     out = []
     for f in result.findings:
-        if f.suppressed:
+        if not f.counts:
             continue
         out.append(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
         out.append(f"    key: {'; '.join(f.key)}")
@@ -39,12 +39,16 @@ def text(result: ScanResult) -> str:
             out.append(f"    check: {f.audit}")
         if f.run:
             out.append(f"    run: {f.run}: {f.run_detail}")
+    safe = [f for f in result.findings if f.safe and not f.suppressed]
+    for f in safe:  # one line each: a reader sees what was judged safe, and why
+        out.append(f"{f.path}:{f.line}:{f.col}: safe ({f.code}): {f.safe}" + (f"; run: {f.run}" if f.run else ""))
     for path, reason in result.skipped:
         out.append(f"{path}: skipped, {reason}")
     out += run_lines(result)
-    shown = sum(not f.suppressed for f in result.findings)
-    suppressed = len(result.findings) - shown
+    shown = sum(f.counts for f in result.findings)
+    suppressed = sum(bool(f.suppressed) for f in result.findings)
     out.append(f"{shown} finding(s) in {result.files} file(s)"
+               + (f", {len(safe)} safe (not counted)" if safe else "")
                + (f", {suppressed} suppressed" if suppressed else "")
                + (f", {len(result.skipped)} file(s) skipped" if result.skipped else ""))
     return "\n".join(out) + "\n"
@@ -54,7 +58,7 @@ def run_lines(result: ScanResult) -> list[str]:
     """With --confirm: how the findings fared in the run, and the sanitizer's stale matches the scan missed."""
     if result.run is None:
         return []
-    shown = [f for f in result.findings if not f.suppressed]
+    shown = [f for f in result.findings if f.counts]
     tally = ", ".join(f"{sum(f.run == word for f in shown)} {word}" for word in (CONFIRMED, DROPPED, REACHED, NOT_REACHED))
     lines = [f"the run ({' '.join(result.run['command'])}, exit {result.run['exit_status']}, sanitizer verdict "
              f"{result.run['verdict']}): {tally}"]
@@ -80,19 +84,20 @@ def sarif(result: ScanResult) -> str:
     results = []
     for f in result.findings:
         text_lines = [f.message, f"key: {'; '.join(f.key)}", guards_line(f), *([f"why: {f.why}"] if f.why else []),
-                      *f.notes]
+                      *([f"safe: {f.safe}"] if f.safe else []), *f.notes]
         if f.audit:
             text_lines.append(f"check: {f.audit}")
         entry = {
             "ruleId": f.code,
             "ruleIndex": codes.index(f.code),
-            "level": "warning",
+            # A safe one is a check that passed (SARIF's kind "pass" takes level "none").
+            **({"kind": "pass", "level": "none"} if f.safe else {"level": "warning"}),
             "message": {"text": "\n".join(text_lines)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": sarif_uri(f.path)},
                 "region": {"startLine": f.line, "startColumn": f.col}}}],
             "properties": {"key": f.key, "guards": f.guards, "missingGuards": f.missing, "suggestedLevel": f.level,
-                           **({"audit": f.audit} if f.audit else {}),
+                           **({"audit": f.audit} if f.audit else {}), **({"safe": f.safe} if f.safe else {}),
                            **({"run": f.run, "runDetail": f.run_detail} if f.run else {})},
         }
         if f.flow:

@@ -98,6 +98,14 @@ class Finding:
     lines: list[int] = field(default_factory=list)  # every line of ``path`` that uses the cache, ``line`` first
     run: str | None = None  # with --confirm: confirmed, reached without reuse or not reached (scan.confirm)
     run_detail: str = ""  # what the run saw there
+    # Why no stale match can happen: the entry holds its object (so its address or id stays taken while
+    # the entry lives), or the entry is removed when its object dies. Shown, never counted.
+    safe: str | None = None
+
+    @property
+    def counts(self) -> bool:
+        """Reported and counted (the exit status): neither suppressed nor safe."""
+        return not self.suppressed and not self.safe
 
 
 @dataclass
@@ -361,6 +369,22 @@ def _summary_names(scope: Scope) -> set[str]:
     """The names a call to this function is written with (``f``, ``obj.method``, ``Class(...)``)."""
     first, _, last = scope.qualname.rpartition(".")
     return {last, first} if last == "__init__" else {last}
+
+
+
+def _keyed_object(step_text: str) -> str:
+    """The object whose address or id a flow step reads: ``id(x)``, ``t.data_ptr()``,
+    ``t.untyped_storage().data_ptr()``, ``s._cdata`` -> ``x``, ``t``, ``t``, ``s``; else ``""``."""
+    match = re.fullmatch(r"id\((\w+)\)|(\w+)(?:\.(?:untyped_storage|storage|_typed_storage)\(\))?"
+                         r"\.(?:data_ptr\(\)|_cdata)", step_text)
+    return (match[1] or match[2]) if match else ""
+
+
+def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
+    """``del m[k]`` or ``m.pop(k)`` (``removes`` names the mapping)."""
+    if isinstance(node, ast.Delete):
+        return any(removes.search(ast.unparse(t)) for t in node.targets)
+    return isinstance(node, ast.Call) and bool(removes.search(ast.unparse(node.func)))
 
 
 def _fresh(value: ast.AST) -> bool:
@@ -1099,23 +1123,58 @@ class ModuleScan:
         roots += [self.key_classes[c].node for c in key_class_names(parts) if c in self.key_classes]
         return self._guards(roots, parts, self.mapping_kind(dotted_text(uses[0].mapping)))
 
-    def _pins_its_object(self, uses: list[Use]) -> bool:
-        """An ``id()`` key whose entry holds the object itself (its id cannot be reused while the entry
-        lives), or a weak reference to it checked with ``is`` on the hit."""
-        if self.mapping_kind(dotted_text(uses[0].mapping)) in WEAK_VALUE_MAPPINGS:
-            return True
-        objects = {t[3][3:-1] for u in uses for t in u.flow if t[3].startswith("id(")}
-        weak = re.compile(r"\b(?:ref|WeakMethod|WeakIdRef)\((%s)\)" % "|".join(map(re.escape, objects))) \
-            if objects else None
+    def _pins_its_object(self, uses: list[Use]) -> str:
+        """Why an entry keeps its key's object from being freed, or ``""``: a value that holds the object
+        (``m[id(x)] = x``, ``m[t.data_ptr()] = (t, out)``), a weak-valued mapping whose value is the object
+        (the entry dies with it), or a weak reference to it checked with ``is`` on the hit."""
+        objects = {obj for u in uses for t in u.flow if (obj := _keyed_object(t[3]))}
+        if not objects:
+            return ""
+        weak_values = self.mapping_kind(dotted_text(uses[0].mapping)) in WEAK_VALUE_MAPPINGS
+        weak = re.compile(r"\b(?:ref|WeakMethod|WeakIdRef)\((%s)\)" % "|".join(map(re.escape, objects)))
         for u in uses:
             if not u.value:
                 continue
-            items = {i.strip() for i in u.value.strip("()[]").split(",")}
-            if items & objects:
-                return True
-            if weak is not None and weak.search(u.value) and u.path == self.path and any(
+            held = objects & {i.strip() for i in u.value.strip("()[]").split(",")}
+            if held and weak_values:
+                return f"the entry's value is {sorted(held)[0]} itself, held weakly: the entry dies with it"
+            if held:
+                return (f"the entry holds {sorted(held)[0]} itself: its {self._reused_what(u.parts)} stays taken "
+                        "while the entry lives")
+            if weak.search(u.value) and u.path == self.path and any(
                     self._root_facts(r)[2] for r in self._roots(u)):
-                return True
+                return "the entry holds a weak reference to its object, compared with `is` on a hit"
+        return ""
+
+    def _removed_when_its_object_dies(self, uses: list[Use]) -> str:
+        """Why an entry goes when its object does, or ``""``: a ``weakref.finalize`` or weak-reference
+        callback, made where the mapping is used, that pops, deletes or discards from that mapping."""
+        attr = uses[0].mapping.rpartition(".")[2].partition("[")[0]
+        if not attr or uses[0].path != self.path:
+            return ""
+        removes = re.compile(r"\b%s\s*(?:\.\s*(?:pop|__delitem__|discard|remove)\b|\[)" % re.escape(attr))
+        for root in [r for u in uses for r in self._roots(u)]:
+            for node in walk(root):
+                if not (isinstance(node, ast.Call) and len(node.args) >= 2):
+                    continue
+                name = last_name(node.func)
+                callbacks = node.args[1:] if name == "finalize" else [node.args[1]] if name in WEAKREF_NAMES else []
+                for callback in callbacks:
+                    if self._callback_removes(callback, removes):
+                        return (f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object "
+                                "dies")
+        return ""
+
+    def _callback_removes(self, callback: ast.AST, removes: re.Pattern) -> bool:
+        """``m.pop``, ``partial(m.pop, k)``, ``lambda _: m.pop(k)``, or a function of the module that deletes from m."""
+        if removes.search(ast.unparse(callback)):
+            return True
+        if isinstance(callback, ast.Call) and last_name(callback.func) == "partial" and callback.args:
+            return self._callback_removes(callback.args[0], removes)
+        if isinstance(callback, (ast.Name, ast.Attribute)):
+            name = last_name(callback)
+            return any(s.node.name == name and any(_deletes(n, removes) for n in walk(s.node))
+                       for s in self.scopes[1:])
         return False
 
     def _pinned(self, uses: list[Use]) -> bool:
@@ -1143,7 +1202,7 @@ class ModuleScan:
         identity_only = {g for g, uses in groups.items()
                          if {k for u in uses for k, _ in u.parts} <= {"identity", "version", "layout", "key class"}}
         for g in identity_only:
-            if self._pins_its_object(groups[g]):
+            if self._pins_its_object(groups[g]) or self.mapping_kind(dotted_text(g[3])) in WEAK_VALUE_MAPPINGS:
                 self.pinned.add((g[2], g[3].rpartition(".")[2]))
                 self.pinned_sources.update(step[:3] for u in groups[g] for step in u.flow if step[3].startswith("id("))
         for (is_functools, path, cls_name, name), uses in groups.items():
@@ -1151,6 +1210,15 @@ class ModuleScan:
             first = uses[0]
             key_parts = Parts().union(*(u.parts for u in uses))
             pinned = (is_functools, path, cls_name, name) in identity_only and self._pinned(uses)
+            # Safe only for a key of ids: an id is taken for as long as its object lives. An address
+            # is not: a tensor the entry holds (or whose death removes it) can leave its storage
+            # (``set_``, ``.data =``, ``resize_``) while it lives, and the address be given away.
+            # A weak-valued mapping of its own counts as pinned for the guard, not as safe: its value
+            # may be something other than the object (the entry then outlives the object).
+            own_weak_values = self.mapping_kind(dotted_text(name)) in WEAK_VALUE_MAPPINGS
+            safe = self._reused_what(key_parts) == "id()" and (
+                self._pins_its_object(uses) or self._removed_when_its_object_dies(uses) or (
+                    pinned and not own_weak_values and "another table keyed by the same id() holds the object"))
             lines = sorted({u.line for u in uses})
             where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             cls = self.classes.get(cls_name) if path == self.path else None
@@ -1175,6 +1243,7 @@ class ModuleScan:
                           flow=first.flow, why=why, lines=lines,
                           liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
                           else "liveness weakref")
+            self.findings[-1].safe = safe or None
 
     def check_weak_key_dicts(self) -> None:
         """ARH003: a WeakKeyDictionary keyed by tensors compares keys with the tensor's ==."""
@@ -1307,6 +1376,18 @@ class ModuleScan:
             self._finding("ARH004", (self.path, kc.node.lineno, kc.node.col_offset + 1), message, kc.parts,
                           guards, flow=flow + (self.step(kc.node, f"hashed by {name}.__hash__"),),
                           why="a key made of an address can equal a later object's key")
+            self.findings[-1].safe = self._weak_identity_key(kc) or None
+
+    def _weak_identity_key(self, kc: KeyClass) -> str:
+        """Why a key class that hashes by ``id()`` cannot match a later object, or ``""``: it is a weak
+        reference (``torch.utils.weak.WeakIdRef``) whose ``__eq__`` compares referents with ``is``, so a
+        key whose object died equals no key of a live one, whatever their hashes."""
+        weak_base = any(last_name(b) in WEAKREF_NAMES for b in kc.node.bases)
+        eq = next((n for n in kc.node.body if isinstance(n, ast.FunctionDef) and n.name == "__eq__"), None)
+        if self._reused_what(kc.parts) != "id()" or not weak_base or eq is None or not self._root_facts(eq)[2]:
+            return ""
+        return (f"{kc.node.name} is a weak reference whose __eq__ compares the referents with `is`: a key whose "
+                "object died equals no live object's key")
 
     def run(self) -> list[Finding]:
         self._declare_functools_sinks()
