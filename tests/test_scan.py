@@ -286,6 +286,14 @@ SAFE_CASES = {
                  "        self._by_id[key] = (weakref.ref(obj, self._gone), v)\n"
                  "    def _gone(self, ref):\n        for k, (r, _) in list(self._by_id.items()):\n"
                  "            if r is ref:\n                del self._by_id[k]\n"),
+    # a key that keeps the object whose id it hashes
+    "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
+                             "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
+                             "    def __eq__(self, other):\n        return self.val is other.val\n"),
+    # ids kept by an object that keeps the objects too
+    "same_object_keeps": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
+                          "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
+                          "    def has(self, p):\n        return id(p) in self._ids\n"),
     # torch.utils.weak.WeakIdRef's shape: a dead key equals no live one
     "weak_id_ref": ("import weakref\nclass IdRef(weakref.ref):\n    def __init__(self, key, callback=None):\n"
                     "        self._id = id(key)\n        super().__init__(key, callback)\n"
@@ -305,6 +313,18 @@ NOT_SAFE_CASES = {
     "id_key_class": ("class IdKey:\n    def __init__(self, key):\n        self._id = id(key)\n"
                      "    def __hash__(self):\n        return self._id\n"
                      "    def __eq__(self, other):\n        return self._id == other._id\n"),
+    # ids kept, their objects not
+    "ids_without_their_objects": ("class Bucket:\n    def __init__(self):\n        self._count, self._ids = 0, set()\n"
+                                  "    def add(self, p):\n        self._count += 1\n        self._ids.add(id(p))\n"
+                                  "    def has(self, p):\n        return id(p) in self._ids\n"),
+    # the object kept by the same instance, but dropped there while its id stays
+    "same_object_drops_it": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
+                             "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
+                             "    def prune(self, p):\n        self._params.remove(p)\n"),
+    # a finalizer in one function does not vouch for the entries another function puts
+    "finalizer_in_another_function": ("import weakref\n_ids = set()\ndef allow(fn):\n    _ids.add(id(fn))\n"
+                                      "    weakref.finalize(fn, _ids.discard, id(fn))\n"
+                                      "def allow_quietly(fn):\n    _ids.add(id(fn))\n"),
     "finalizer_elsewhere": ("import weakref\n_meta, _log = {}, {}\ndef tag(obj, v):\n    _meta[id(obj)] = v\n"
                             "    weakref.finalize(obj, _log.pop, id(obj), None)\n"),
 }

@@ -373,9 +373,9 @@ def _summary_names(scope: Scope) -> set[str]:
 
 
 def _keyed_object(step_text: str) -> str:
-    """The object whose address or id a flow step reads: ``id(x)``, ``t.data_ptr()``,
-    ``t.untyped_storage().data_ptr()``, ``s._cdata`` -> ``x``, ``t``, ``t``, ``s``; else ``""``."""
-    match = re.fullmatch(r"id\((\w+)\)|(\w+)(?:\.(?:untyped_storage|storage|_typed_storage)\(\))?"
+    """The object whose address or id a flow step reads: ``id(x)``, ``id(f.f_globals)``, ``t.data_ptr()``,
+    ``t.untyped_storage().data_ptr()``, ``s._cdata`` -> ``x``, ``f.f_globals``, ``t``, ``t``, ``s``; else ``""``."""
+    match = re.fullmatch(r"id\(([\w.]+)\)|([\w.]+?)(?:\.(?:untyped_storage|storage|_typed_storage)\(\))?"
                          r"\.(?:data_ptr\(\)|_cdata)", step_text)
     return (match[1] or match[2]) if match else ""
 
@@ -385,6 +385,42 @@ def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
     if isinstance(node, ast.Delete):
         return any(removes.search(ast.unparse(t)) for t in node.targets)
     return isinstance(node, ast.Call) and bool(removes.search(ast.unparse(node.func)))
+
+
+
+def _callbacks(call: ast.Call) -> list[ast.AST]:
+    """What a ``weakref.finalize(obj, func, *args)`` or ``ref(obj, callback)`` call runs when obj dies."""
+    name = last_name(call.func)
+    return call.args[1:] if name == "finalize" else [call.args[1]] if name in WEAKREF_NAMES else []
+
+
+
+def _put_into(node: ast.AST, attr: str) -> ast.AST | None:
+    """The key or member put into ``self.<attr>`` by ``node`` (``.append/.add/.insert/.setdefault`` or
+    ``self.<attr>[key] = v``), else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+            and node.func.attr in ("append", "add", "insert", "setdefault") and dotted(node.func.value) == f"self.{attr}":
+        return node.args[-1] if node.func.attr == "insert" else node.args[0]
+    if isinstance(node, ast.Assign):
+        for t in node.targets:
+            if isinstance(t, ast.Subscript) and dotted(t.value) == f"self.{attr}":
+                return t.slice
+    return None
+
+
+def _kept_in_field(node: ast.AST, obj: str, attr: str) -> str:
+    """The other field of ``self`` that ``node`` keeps ``obj`` in (``self._params.append(obj)``,
+    ``self._params[k] = obj``, ``self._last = obj``), else ``""``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in ("append", "add", "insert") and any(ast.unparse(a) == obj for a in node.args):
+        field = dotted(node.func.value)
+    elif isinstance(node, ast.Assign) and ast.unparse(node.value) == obj and len(node.targets) == 1:
+        target = node.targets[0]
+        field = dotted(target.value if isinstance(target, ast.Subscript) else target)
+    else:
+        return ""
+    name = field.partition(".")[2] if field.startswith("self.") else ""
+    return name if name and name != attr else ""
 
 
 def _fresh(value: ast.AST) -> bool:
@@ -1146,35 +1182,80 @@ class ModuleScan:
                 return "the entry holds a weak reference to its object, compared with `is` on a hit"
         return ""
 
+    def _held_by_the_same_object(self, uses: list[Use]) -> str:
+        """Why a field of ids cannot outlive its objects, or ``""``: wherever an id is put into it
+        (``self._ids.append(id(p))``, ``self._by_id[id(p)] = v``), the same method also keeps the
+        object in another field of the same instance (``self._params.append(p)``)."""
+        if not uses[0].mapping.startswith("self.") or uses[0].path != self.path:
+            return ""
+        attr = uses[0].mapping.partition(".")[2]
+        objects = {obj for u in uses for t in u.flow if (obj := _keyed_object(t[3])) and t[3].startswith("id(")}
+        holders = []
+        for fn in {id(f): f for f in (self._function_at(u.line) for u in uses)}.values():
+            for node in walk(fn):
+                put = _put_into(node, attr)
+                for obj in objects:
+                    if put is not None and f"id({obj})" in ast.unparse(put):
+                        holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr))), "")
+                        if not holder or not self._dropped_together(uses[0].cls, holder, attr):
+                            return ""
+                        holders.append(f"the same object keeps {obj} in self.{holder}")
+        return holders[0] if holders else ""
+
+    def _dropped_together(self, cls: str, holder: str, attr: str) -> bool:
+        """Every method of ``cls`` that removes from ``self.<holder>`` removes from ``self.<attr>`` too
+        (else the object can go while its id stays)."""
+        if cls not in self.classes:
+            return False
+        drops = {name: re.compile(r"\bself\.%s\s*(?:\.\s*(?:pop|popitem|__delitem__|discard|remove|clear)\b|\[)"
+                                  % re.escape(name)) for name in (holder, attr)}
+        for method in self.classes[cls].body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__":
+                dropped = {name for name, pattern in drops.items() for n in walk(method) if _deletes(n, pattern)}
+                if holder in dropped and attr not in dropped:
+                    return False
+        return True
+
     def _removed_when_its_object_dies(self, uses: list[Use]) -> str:
-        """Why an entry goes when its object does, or ``""``: a ``weakref.finalize`` or weak-reference
-        callback, made where the mapping is used, that pops, deletes or discards from that mapping."""
+        """Why an entry goes when its object does, or ``""``: wherever an entry is put, the function that
+        puts it also makes a ``weakref.finalize`` or a weak reference with a callback that pops, deletes
+        or discards from that mapping (a finalizer elsewhere does not vouch for this entry)."""
         attr = uses[0].mapping.rpartition(".")[2].partition("[")[0]
-        if not attr or uses[0].path != self.path:
+        puts = [u for u in uses if u.how in ("written", "added")]
+        if not attr or not puts or any(u.path != self.path for u in puts):
             return ""
         removes = re.compile(r"\b%s\s*(?:\.\s*(?:pop|__delitem__|discard|remove)\b|\[)" % re.escape(attr))
-        for root in [r for u in uses for r in self._roots(u)]:
-            for node in walk(root):
-                if not (isinstance(node, ast.Call) and len(node.args) >= 2):
-                    continue
-                name = last_name(node.func)
-                callbacks = node.args[1:] if name == "finalize" else [node.args[1]] if name in WEAKREF_NAMES else []
-                for callback in callbacks:
-                    if self._callback_removes(callback, removes):
-                        return (f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object "
-                                "dies")
-        return ""
+        reasons = []
+        for u in puts:
+            around = self._function_at(u.line)
+            reason = next((f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object dies"
+                           for node in walk(around) if isinstance(node, ast.Call) and len(node.args) >= 2
+                           and any(self._callback_removes(c, removes, around) for c in _callbacks(node))), "")
+            if not reason:
+                return ""
+            reasons.append(reason)
+        return reasons[0]
 
-    def _callback_removes(self, callback: ast.AST, removes: re.Pattern) -> bool:
-        """``m.pop``, ``partial(m.pop, k)``, ``lambda _: m.pop(k)``, or a function of the module that deletes from m."""
+    def _function_at(self, line: int) -> ast.AST:
+        """The innermost function whose body holds ``line`` (the module, outside every function)."""
+        around = [s.node for s in self.scopes[1:] if s.node.lineno <= line <= (s.node.end_lineno or s.node.lineno)]
+        return max(around, key=lambda n: n.lineno, default=self.scopes[0].node)
+
+    def _callback_removes(self, callback: ast.AST, removes: re.Pattern, around: ast.AST) -> bool:
+        """``m.pop``, ``partial(m.pop, k)``, ``lambda _: m.pop(k)``, or a function that deletes from m: one
+        nested in ``around`` if it has one of that name, else one of the module."""
         if removes.search(ast.unparse(callback)):
             return True
         if isinstance(callback, ast.Call) and last_name(callback.func) == "partial" and callback.args:
-            return self._callback_removes(callback.args[0], removes)
+            return self._callback_removes(callback.args[0], removes, around)
+        if isinstance(callback, ast.Lambda) and isinstance(callback.body, ast.Call):  # lambda r: self._drop(k)
+            return self._callback_removes(callback.body.func, removes, around)
         if isinstance(callback, (ast.Name, ast.Attribute)):
             name = last_name(callback)
-            return any(s.node.name == name and any(_deletes(n, removes) for n in walk(s.node))
-                       for s in self.scopes[1:])
+            named = [n for n in walk(around) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == name and n is not around] or \
+                [s.node for s in self.scopes[1:] if s.node.name == name]
+            return any(_deletes(n, removes) for fn in named[:1] for n in walk(fn))
         return False
 
     def _pinned(self, uses: list[Use]) -> bool:
@@ -1217,7 +1298,8 @@ class ModuleScan:
             # may be something other than the object (the entry then outlives the object).
             own_weak_values = self.mapping_kind(dotted_text(name)) in WEAK_VALUE_MAPPINGS
             safe = self._reused_what(key_parts) == "id()" and (
-                self._pins_its_object(uses) or self._removed_when_its_object_dies(uses) or (
+                self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
+                or self._held_by_the_same_object(uses) or (
                     pinned and not own_weak_values and "another table keyed by the same id() holds the object"))
             lines = sorted({u.line for u in uses})
             where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
@@ -1382,9 +1464,18 @@ class ModuleScan:
         """Why a key class that hashes by ``id()`` cannot match a later object, or ``""``: it is a weak
         reference (``torch.utils.weak.WeakIdRef``) whose ``__eq__`` compares referents with ``is``, so a
         key whose object died equals no key of a live one, whatever their hashes."""
+        if self._reused_what(kc.parts) != "id()":
+            return ""
+        hashed = {m[1] for n in walk(kc.node) if isinstance(n, ast.Call)
+                  and (m := re.fullmatch(r"id\((\w+)\)", ast.unparse(n)))}
+        kept = {ast.unparse(n.value) for n in walk(kc.node) if isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Attribute) and dotted(t.value) == "self" for t in n.targets)}
+        if hashed and hashed <= kept:
+            return (f"{kc.node.name} keeps the object whose id() it hashes ({sorted(hashed)[0]}): the id stays taken "
+                    "while the key lives")
         weak_base = any(last_name(b) in WEAKREF_NAMES for b in kc.node.bases)
         eq = next((n for n in kc.node.body if isinstance(n, ast.FunctionDef) and n.name == "__eq__"), None)
-        if self._reused_what(kc.parts) != "id()" or not weak_base or eq is None or not self._root_facts(eq)[2]:
+        if not weak_base or eq is None or not self._root_facts(eq)[2]:
             return ""
         return (f"{kc.node.name} is a weak reference whose __eq__ compares the referents with `is`: a key whose "
                 "object died equals no live object's key")
