@@ -294,6 +294,10 @@ SAFE_CASES = {
     "same_object_keeps": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
                           "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
                           "    def has(self, p):\n        return id(p) in self._ids\n"),
+    # the value is an object that keeps it
+    "value_wraps_it": ("class Info:\n    def __init__(self, param, numel):\n        self.tensors = [param]\n"
+                       "        self.param = param\n        self.numel = numel\n"
+                       "_infos = {}\ndef track(p):\n    _infos[id(p)] = Info(p, p.numel())\n"),
     # torch.utils.weak.WeakIdRef's shape: a dead key equals no live one
     "weak_id_ref": ("import weakref\nclass IdRef(weakref.ref):\n    def __init__(self, key, callback=None):\n"
                     "        self._id = id(key)\n        super().__init__(key, callback)\n"
@@ -313,6 +317,9 @@ NOT_SAFE_CASES = {
     "id_key_class": ("class IdKey:\n    def __init__(self, key):\n        self._id = id(key)\n"
                      "    def __hash__(self):\n        return self._id\n"
                      "    def __eq__(self, other):\n        return self._id == other._id\n"),
+    # the value is an object that does not keep it
+    "value_wraps_its_size": ("class Info:\n    def __init__(self, param):\n        self.numel = param.numel()\n"
+                             "_infos = {}\ndef track(p):\n    _infos[id(p)] = Info(p)\n"),
     # ids kept, their objects not
     "ids_without_their_objects": ("class Bucket:\n    def __init__(self):\n        self._count, self._ids = 0, set()\n"
                                   "    def add(self, p):\n        self._count += 1\n        self._ids.add(id(p))\n"

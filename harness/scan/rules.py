@@ -1171,7 +1171,8 @@ class ModuleScan:
         for u in uses:
             if not u.value:
                 continue
-            held = objects & {i.strip() for i in u.value.strip("()[]").split(",")}
+            held = objects & {i.strip() for i in u.value.strip("()[]").split(",")} or {
+                obj for obj in objects if self._wrapper_holds(u.value, obj)}
             if held and weak_values:
                 return f"the entry's value is {sorted(held)[0]} itself, held weakly: the entry dies with it"
             if held:
@@ -1215,6 +1216,30 @@ class ModuleScan:
                 if holder in dropped and attr not in dropped:
                     return False
         return True
+
+    def _wrapper_holds(self, value: str, obj: str) -> bool:
+        """Is ``obj`` kept by an object the value builds: ``Entry(obj, out)`` where ``Entry`` (a class of
+        this module) stores that argument in a field, or is a dataclass without its own ``__init__``."""
+        try:
+            tree = ast.parse(value, mode="eval").body
+        except SyntaxError:
+            return False
+        for call in (n for n in walk(tree) if isinstance(n, ast.Call)):
+            cls = self.classes.get(last_name(call.func))
+            if cls is None:
+                continue
+            init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            if init is None:
+                if any(last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
+                    if any(ast.unparse(a) == obj for a in [*call.args, *(k.value for k in call.keywords)]):
+                        return True
+                continue
+            params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+            bound = {**dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords if k.arg}}
+            if any(ast.unparse(arg) == obj and any(_kept_in_field(n, p, "") for n in walk(init))
+                   for p, arg in bound.items()):
+                return True
+        return False
 
     def _removed_when_its_object_dies(self, uses: list[Use]) -> str:
         """Why an entry goes when its object does, or ``""``: wherever an entry is put, the function that
