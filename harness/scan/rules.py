@@ -69,6 +69,9 @@ CTYPES_POINTERS = {"c_void_p", "c_char_p", "c_wchar_p", "cu_device_ptr", "CUdevi
 WEAKREF_NAMES = {"ref", "WeakMethod", "finalize", "WeakIdRef", "WeakTensorRef", "StorageWeakRef"}
 WEAK_VALUE_MAPPINGS = {"WeakValueDictionary"}
 TENSOR_ANNOTATION = re.compile(r"\bTensor\b")
+# The prefix under which a module is handed the summary of a method no other function of the package
+# shares a name with (``runner``): a call on an object of unknown class may reach it from any module.
+UNIQUE_METHOD = "?."
 MAX_ROUNDS = 6  # rounds of the module's fixed point; each round follows values one step further
 
 
@@ -643,7 +646,9 @@ class ModuleScan:
                 return []  # a known class without that method: not some other class's
         if not isinstance(func.value, (ast.Name, ast.Attribute)):
             return []  # ``d.setdefault(k, {}).get(key)``: a method of what a mapping holds, not of a class here
-        return [self.summaries[q] for q in self.methods.get(func.attr, ())]
+        own = [self.summaries[q] for q in self.methods.get(func.attr, ())]
+        elsewhere = self.summaries.get(f"{UNIQUE_METHOD}{func.attr}")
+        return own or ([elsewhere] if elsewhere and func.attr not in MAPPING_METHODS else [])
 
     @staticmethod
     def bind(call: ast.Call, summary: Summary) -> dict[str, ast.AST]:

@@ -12,12 +12,13 @@ import fnmatch
 import gc
 import os
 import re
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness.scan.rules import Finding, ModuleScan, Summary, is_address
+from harness.scan.rules import UNIQUE_METHOD, Finding, ModuleScan, Summary, is_address
 
 # Directories skipped while walking (a path named on the command line is always read).
 SKIPPED_DIRS = (".*", "__pycache__", "venv", "site-packages", "node_modules")
@@ -27,6 +28,9 @@ TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|fro
                       rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof"
                       rb"|c_void_p|c_char_p|c_wchar_p|cu_device_ptr|CUdeviceptr|\b\w*_?(?:ptr|addr|address)\b")
 DEFINITION = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
+# Method names too common to resolve by name alone, even where one class of the package defines them.
+CONTAINER_METHODS = {"append", "extend", "insert", "remove", "index", "count", "clear", "copy", "update", "keys",
+                     "values", "items", "get", "pop", "add", "discard", "setdefault", "put"}
 # ``(?<!\w)``: a name starts where no letter or digit comes before it (else every suffix of every name
 # is tried against ``\s*\(``, which was a tenth of the first pass on torch).
 CALLED = re.compile(rb"(?<!\w)([A-Za-z_]\w*)\s*\(")
@@ -54,6 +58,7 @@ class FileResult:
     fields: dict = field(default_factory=dict)  # (class, attr) -> (parts, flow) it fills with an address
     sources: bool = False  # whether it reads an address itself
     defs: frozenset = frozenset()  # the names of the functions and methods it defines
+    defined_twice: frozenset = frozenset()  # those it defines more than once (in two classes, say)
     calls: frozenset = frozenset()  # the names it calls
     names: frozenset = frozenset()  # every name it mentions (a callee it can reach is among them)
     classes: frozenset = frozenset()  # the capitalised names it mentions (classes, in annotations too)
@@ -209,24 +214,26 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
         return FileResult(path, module, skipped=f"does not parse: {type(exc).__name__}: {exc}".rstrip(": "))
     imports = _imports(tree, module, path.endswith("__init__.py"))
     attrs = frozenset(m.decode() for m in ATTRIBUTE.findall(source))
-    defs = frozenset(m.decode() for m in DEFINITION.findall(source))
+    definitions = Counter(m.decode() for m in DEFINITION.findall(source))
+    defs = frozenset(definitions)
+    defined_twice = frozenset(name for name, n in definitions.items() if n > 1)
     calls = frozenset(m.decode() for m in CALLED.findall(source))
     names = frozenset(m.decode() for m in IDENTIFIER.findall(source))
     classes = frozenset(m.decode() for m in CLASS_NAME.findall(source))
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
-        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, calls=calls, names=names,
+        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, defined_twice=defined_twice, calls=calls, names=names,
                           classes=classes)
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
     except RecursionError:
         return FileResult(path, module, skipped="too deeply nested to analyse", imports=imports, attrs=attrs,
-                          defs=defs, calls=calls, names=names, classes=classes)
+                          defs=defs, defined_twice=defined_twice, calls=calls, names=names, classes=classes)
     apply_noqa_files(findings, path, source)
     summaries, written = scan.exports()
     return FileResult(path, module, findings, summaries, imports, attrs=attrs, fields=written, sources=sources,
-                      defs=defs, calls=calls, names=names, classes=classes, wants=frozenset(scan.wants), analysed=True,
+                      defs=defs, defined_twice=defined_twice, calls=calls, names=names, classes=classes, wants=frozenset(scan.wants), analysed=True,
                       pinned=frozenset(scan.pinned))
 
 
@@ -235,7 +242,7 @@ def _imported(imports: dict[str, str], table: dict[str, Summary], names: frozens
     ``from .keys import helper``, ``keys.helper`` for ``import pkg.keys as keys``, ``Cache.get``
     for ``from .cache import Cache``. Only those whose name the module mentions (``names``): a call
     is resolved by the name written there, ``Cache(...)`` for ``Cache.__init__``."""
-    found = {}
+    found = {key: s for key, s in table.items() if key.startswith(UNIQUE_METHOD) and key[len(UNIQUE_METHOD):] in names}
     for local, target in imports.items():
         candidates = [(local, table[target])] if target in table else []
         candidates += [(f"{local}.{rest}", summary) for rest, summary in _members(table).get(target, ())]
@@ -294,6 +301,15 @@ def _tables(results: list[FileResult]) -> tuple[dict[str, Summary], dict]:
         if not added:
             break
         table.update(added)
+    # A method no other function of the package shares a name with: a call ``x.name()`` on an object of
+    # unknown class, in any module, can only mean it (``tx.stream_state.cur_stream_id()``).
+    defined = Counter(name for r in results for name in r.defs) + Counter(
+        name for r in results for name in r.defined_twice)
+    for r in results:
+        for qualname, summary in r.exports.items():
+            cls, _, name = qualname.rpartition(".")
+            if cls and defined[name] == 1 and not name.startswith("__") and name not in CONTAINER_METHODS:
+                table[f"{UNIQUE_METHOD}{name}"] = summary
     fields: dict = {}
     for r in results:
         for key, (parts, flow) in r.fields.items():
@@ -322,8 +338,10 @@ def _needs_another_pass(r: FileResult, table: dict[str, Summary], fields: set[tu
         return True
     if not r.analysed and not wants.isdisjoint(r.defs):
         return True
-    return _calls_imported(r, table, lambda s: is_address(s.returns) or s.mapping_params
-                           or (r.analysed and s.key_params))
+    def wanted(s: Summary) -> bool:
+        return bool(is_address(s.returns) or s.mapping_params or (r.analysed and s.key_params))
+    unique = (s for key, s in table.items() if key.startswith(UNIQUE_METHOD) and key[len(UNIQUE_METHOD):] in r.calls)
+    return _calls_imported(r, table, wanted) or any(map(wanted, unique))
 
 
 def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | None = None) -> ScanResult:

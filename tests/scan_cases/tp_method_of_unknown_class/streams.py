@@ -1,0 +1,6 @@
+class StreamState:
+    def __init__(self):
+        self.stack = []
+
+    def current_stream_key(self):
+        return id(self.stack[-1].value)
