@@ -453,6 +453,7 @@ class ModuleScan:
         self.functions: list[tuple[ast.AST, ast.ClassDef | None]] = []  # (function, its class)
         self.assignments: list[ast.AST] = []
         self.functools_cache = False  # ``from functools import cache``
+        self.module_names: set[str] = set()  # names bound by ``import x`` / ``import x.y as z``
         self._collect(tree, self.scopes[0], None)
         for scope in self.scopes:
             scope.finish()
@@ -507,6 +508,8 @@ class ModuleScan:
                     self.assignments.append(node)
                 elif kind is ast.ImportFrom and node.module == "functools":
                     self.functools_cache |= any(a.name == "cache" for a in node.names)
+                elif kind is ast.Import:
+                    self.module_names.update(a.asname or a.name.partition(".")[0] for a in node.names)
                 stack.extend(child_nodes(node))
 
     def step(self, node: ast.AST, text: str) -> Step:
@@ -648,7 +651,12 @@ class ModuleScan:
             return []  # ``d.setdefault(k, {}).get(key)``: a method of what a mapping holds, not of a class here
         own = [self.summaries[q] for q in self.methods.get(func.attr, ())]
         elsewhere = self.summaries.get(f"{UNIQUE_METHOD}{func.attr}")
-        return own or ([elsewhere] if elsewhere and func.attr not in MAPPING_METHODS else [])
+        root = func.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if own or not elsewhere or (isinstance(root, ast.Name) and root.id in self.module_names):
+            return own  # ``re.search(...)``: a function of an imported module, not a method of the package
+        return [elsewhere]
 
     @staticmethod
     def bind(call: ast.Call, summary: Summary) -> dict[str, ast.AST]:

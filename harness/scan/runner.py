@@ -26,7 +26,7 @@ NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+\b(?:\s*,\s*[A-Z]+[0-9]+\b
 # A file with none of these cannot hold a finding of its own (only through an imported helper).
 TRIGGERS = re.compile(rb"data_ptr|_cdata|\bid\(|lru_cache|functools\.cache\b|from functools import[^\n]*\bcache\b"
                       rb"|WeakKeyDictionary|__array_interface__|__cuda_array_interface__|addressof"
-                      rb"|c_void_p|c_char_p|c_wchar_p|cu_device_ptr|CUdeviceptr|\b\w*_?(?:ptr|addr|address)\b")
+                      rb"|c_void_p|c_char_p|c_wchar_p|cu_device_ptr|CUdeviceptr|(?:ptr|addr|address)\b")  # a name ending so
 DEFINITION = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
 # Method names too common to resolve by name alone, even where one class of the package defines them.
 CONTAINER_METHODS = {"append", "extend", "insert", "remove", "index", "count", "clear", "copy", "update", "keys",
@@ -242,7 +242,7 @@ def _imported(imports: dict[str, str], table: dict[str, Summary], names: frozens
     ``from .keys import helper``, ``keys.helper`` for ``import pkg.keys as keys``, ``Cache.get``
     for ``from .cache import Cache``. Only those whose name the module mentions (``names``): a call
     is resolved by the name written there, ``Cache(...)`` for ``Cache.__init__``."""
-    found = {key: s for key, s in table.items() if key.startswith(UNIQUE_METHOD) and key[len(UNIQUE_METHOD):] in names}
+    found = {key: s for key, s in _unique_methods(table).items() if key[len(UNIQUE_METHOD):] in names}
     for local, target in imports.items():
         candidates = [(local, table[target])] if target in table else []
         candidates += [(f"{local}.{rest}", summary) for rest, summary in _members(table).get(target, ())]
@@ -267,6 +267,17 @@ def _members(table: dict[str, Summary]) -> dict[str, list]:
                 index.setdefault(".".join(parts[:cut]), []).append((".".join(parts[cut:]), summary))
         _MEMBERS[id(table)] = index
     return _MEMBERS[id(table)]
+
+
+_UNIQUE: dict[int, dict[str, Summary]] = {}
+
+
+def _unique_methods(table: dict[str, Summary]) -> dict[str, Summary]:
+    """The table's entries for methods resolved by name alone (``UNIQUE_METHOD``), found once per table."""
+    if id(table) not in _UNIQUE:
+        _UNIQUE.clear()
+        _UNIQUE[id(table)] = {k: s for k, s in table.items() if k.startswith(UNIQUE_METHOD)}
+    return _UNIQUE[id(table)]
 
 
 def _scan_file_first(path: str) -> FileResult:
@@ -302,13 +313,16 @@ def _tables(results: list[FileResult]) -> tuple[dict[str, Summary], dict]:
             break
         table.update(added)
     # A method no other function of the package shares a name with: a call ``x.name()`` on an object of
-    # unknown class, in any module, can only mean it (``tx.stream_state.cur_stream_id()``).
+    # unknown class, in any module, can only mean it (``tx.stream_state.cur_stream_id()``). Only getters
+    # that return an address, and only names of two words or more: ``search`` or ``delete`` may as well
+    # be a method of a standard library object.
     defined = Counter(name for r in results for name in r.defs) + Counter(
         name for r in results for name in r.defined_twice)
     for r in results:
         for qualname, summary in r.exports.items():
             cls, _, name = qualname.rpartition(".")
-            if cls and defined[name] == 1 and not name.startswith("__") and name not in CONTAINER_METHODS:
+            if cls and defined[name] == 1 and "_" in name.strip("_") and name not in CONTAINER_METHODS \
+                    and is_address(summary.returns):
                 table[f"{UNIQUE_METHOD}{name}"] = summary
     fields: dict = {}
     for r in results:
@@ -340,7 +354,7 @@ def _needs_another_pass(r: FileResult, table: dict[str, Summary], fields: set[tu
         return True
     def wanted(s: Summary) -> bool:
         return bool(is_address(s.returns) or s.mapping_params or (r.analysed and s.key_params))
-    unique = (s for key, s in table.items() if key.startswith(UNIQUE_METHOD) and key[len(UNIQUE_METHOD):] in r.calls)
+    unique = (s for key, s in _unique_methods(table).items() if key[len(UNIQUE_METHOD):] in r.calls)
     return _calls_imported(r, table, wanted) or any(map(wanted, unique))
 
 
