@@ -304,14 +304,14 @@ def _finish(out: Path, results: dict, cells: list[Cell], table: str, point: bool
 
 def proposed_places(library: str, parts: tuple[str, ...]) -> list[str]:
     """``path:line: message`` for each place ``scan`` finds in the installed library's ``parts``
-    (its subpackages): what is worth driving."""
+    (its subpackages): what is worth driving (not what it judged safe, nor what is suppressed)."""
     import importlib
 
     from harness.scan.runner import scan_paths
 
     root = Path(importlib.import_module(library).__file__).parent
     found = scan_paths([str(root / part) for part in parts if (root / part).exists()])
-    return [f"{Path(f.path).relative_to(root)}:{f.line}: {f.message}" for f in found.findings]
+    return [f"{Path(f.path).relative_to(root)}:{f.line}: {f.message}" for f in found.findings if f.counts]
 
 
 def hunt_library(module, out: Path, point: bool) -> int:
