@@ -175,6 +175,12 @@ MUTANTS += [
     _search_only("key_version_8_bits", "the version in the key, kept to its low 8 bits",
                  ("keys", "version = None if t.is_inference() else t._version",
                   "version = None if t.is_inference() else t._version & 0xFF")),
+    # A long-running server's shortcut: after an hour up, trust a hit whose entry is alive. The
+    # catalogue and the search run for seconds, so only the probes' clock (elapsed) sees it.
+    _search_only("trusts_after_an_hour", "the referent recheck, once the cache has been up an hour",
+                 ("hardened", "        self._lock = threading.Lock()\n",
+                  "        self._lock = threading.Lock()\n        self._up_since = __import__('time').monotonic()\n"),
+                 _slow_trusts_when("__import__('time').monotonic() - self._up_since > 3600")),
     # Not search-only: the catalogue's module_dtype_round_trip serves its weight under no_grad.
     Mutant("no_grad_skips_liveness", "the liveness guard for entries made and looked up under no_grad",
            (("hardened", "ref = _SourceRef(source, self._source_died)",

@@ -75,12 +75,17 @@ PROPERTIES = {
     # a source's version counter when it is put: a buffer a long-running server has written all along
     # (every other tensor object made on its storage for the row starts there too)
     "version": ("0", "2**16 + 3", "2**31 + 3"),
+    # time between a source's put and its change, on the clock the cache reads (``time.time``,
+    # ``monotonic``, ``perf_counter`` and their ``_ns`` forms, moved on during the cache's calls only):
+    # a long-running server's entry is hours old; no wall-clock time passes
+    "elapsed": ("0", "3 hours"),
     "values": ("counting", "negative", "fractions", "nan and inf", "large"),  # what request n's source holds
     "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
     # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
     "torch state": ("defaults", "default dtype float64", "default dtype bfloat16", "deterministic algorithms",
                     "autocast", "intra-op threads"),
 }
+ELAPSED = {"0": 0, "3 hours": 3 * 3600}  # seconds
 GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of tensor that require grad
 VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
 
@@ -153,7 +158,7 @@ def situations(seed: int = 0) -> tuple:
 # serve in, a plain tensor that owns its storage, looked up at every step of a request.
 _PLAIN = {"layout": "contiguous", "offset": "0", "bits": "none", "origin": "allocator", "kind": "tensor",
           "thread": "main", "lookup": "the source", "hits": "20", "values": "counting", "storage": "its own",
-          "torch state": "defaults", "history": "full", "age": "0", "writes": "1", "version": "0"}
+          "torch state": "defaults", "history": "full", "age": "0", "writes": "1", "version": "0", "elapsed": "0"}
 EVERYDAY = tuple({**_PLAIN, "dtype": dtype, "grad": grad, "shape": shape, "max_size": size}
                  for dtype in ("float32", "float16", "bfloat16") for grad in ("no_grad", "inference")
                  for shape, size in (("text embedding", "2"), ("matrix", "128")))
@@ -167,6 +172,53 @@ kept, fillers, inconclusive = [], [], []  # sources kept to the row's end; other
 # cache is new, so rows share them (and a row that fails early makes few).
 pool = []
 caches = [None]  # each row's cache, made anew
+
+
+# The clock the cache reads: the time module's clocks, moved on by ``advance`` while the cache runs
+# (in the thread that calls it); the harness's own timing, outside those calls, reads the real clocks.
+import time  # noqa: E402
+
+in_cache = threading.local()
+skew = [0]  # seconds
+
+
+def clocked(real, per_second):
+    def now():
+        value = real()
+        return value + type(value)(skew[0] * per_second) if getattr(in_cache, "on", False) else value
+    return now
+
+
+for name, per_second in (("time", 1), ("monotonic", 1), ("perf_counter", 1),
+                         ("time_ns", 10**9), ("monotonic_ns", 10**9), ("perf_counter_ns", 10**9)):
+    setattr(time, name, clocked(getattr(time, name), per_second))
+
+
+def advance(seconds):
+    skew[0] += seconds
+
+
+class Clocked:
+    """The row's cache, each of its calls made on the moved clock."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        attribute = getattr(self._inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args, **kwargs):
+            in_cache.on = True
+            try:
+                return attribute(*args, **kwargs)
+            finally:
+                in_cache.on = False
+        return call
+
+    def __len__(self):
+        return len(self._inner)
 
 
 def begin():
@@ -540,7 +592,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     held = max_size if held is None else min(held, max_size)
     literal = ", ".join(f"{k}={_literal(v)}" for k, v in s.items())
     setup = [f"max_size = {max_size}",
-             f"cache = caches[0] = {factory_name}(max_size=max_size)",
+             f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))",
              f"bounded = {contract != 'none'}",
              "fillers.clear(); kept.clear()",
              f"torch_state({row['torch state']!r})",
@@ -560,7 +612,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     def before(x: str, what: str, situation: str = "S") -> str:
         call = f"look({looked(x, situation)}, '{what}: before the change')"
         lookups = call if hits == 1 else f"for _ in range({hits}):\n    {call}"
-        return lookups + (f"\nfill({row['age']}, '{what}: the entry ages')" if row["age"] != "0" else "")
+        return lookups + (f"\nfill({row['age']}, '{what}: the entry ages')" if row["age"] != "0" else "") + (
+            f"\nadvance({ELAPSED[row['elapsed']]})" if row["elapsed"] != "0" else "")
 
     # An inference tensor has no version counter to bump, and a view's base holds its
     # storage, so its address never goes to another request: the obligations that need
