@@ -256,8 +256,10 @@ def test_sarif_shape(tmp_path):
     assert {r["ruleId"] for r in run["results"]} == set(CODES)
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
     assert sum("suppressions" in r for r in run["results"]) == 2  # la_noqa_reason's and this one
-    (passed,) = [r for r in run["results"] if r.get("kind") == "pass"]  # safe.py's: a check that passed
-    assert passed["level"] == "none" and "holds x itself" in passed["properties"]["safe"]
+    passed = [r for r in run["results"] if r.get("kind") == "pass"]  # safe ones: checks that passed
+    assert passed and all(r["level"] == "none" and r["properties"]["safe"] for r in passed)
+    (mine,) = [r for r in passed if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("safe.py")]
+    assert "holds x itself" in mine["properties"]["safe"]
     flows = [r["codeFlows"][0]["threadFlows"][0]["locations"] for r in run["results"]]
     assert all(flows) and all(loc["location"]["message"]["text"] for flow in flows for loc in flow)
     assert len(run["invocations"][0]["toolExecutionNotifications"]) == 1
@@ -481,6 +483,9 @@ def test_confirm_on_the_repro_run_confirms_the_fingerprint_lookup_and_not_the_l2
     assert runs[("weakref_lru.py", 41)] == "stale keys dropped", found
     assert all(run != "confirmed" for (name, _), run in runs.items() if name == "hardened.py"), runs
     assert found["run"]["exit_status"] == 0 and found["run"]["missed"] == []
+    # the L2 designs' address-keyed lookups are reported safe (their guards), the fingerprint one is not
+    safe = {(Path(f["path"]).name, f["line"]) for f in found["findings"] if f["safe"]}
+    assert ("hardened.py", 136) in safe and ("fingerprint_lru.py", 34) not in safe, safe
 
 
 @core_model

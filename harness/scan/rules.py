@@ -1254,6 +1254,16 @@ class ModuleScan:
                 return True
         return False
 
+    def _only_removes(self, uses: list[Use]) -> str:
+        """Why a mapping's uses here look nothing up, or ``""``: every one pops an entry, or reads it in a
+        function that then pops it (``if m.get(k) is ref: m.pop(k)``, a weak reference's callback)."""
+        if any(u.how not in ("popped", "read") or u.path != self.path for u in uses):
+            return ""
+        popping = {id(self._function_at(u.line)) for u in uses if u.how == "popped"}
+        if not popping or any(id(self._function_at(u.line)) not in popping for u in uses):
+            return ""
+        return "it only removes entries here (each read is followed by removing that entry): nothing is looked up"
+
     def _removed_when_its_object_dies(self, uses: list[Use]) -> str:
         """Why an entry goes when its object does, or ``""``: wherever an entry is put, the function that
         puts it also makes a ``weakref.finalize`` or a weak reference with a callback that pops, deletes
@@ -1335,7 +1345,7 @@ class ModuleScan:
             # A weak-valued mapping of its own counts as pinned for the guard, not as safe: its value
             # may be something other than the object (the entry then outlives the object).
             own_weak_values = self.mapping_kind(dotted_text(name)) in WEAK_VALUE_MAPPINGS
-            safe = self._reused_what(key_parts) == "id()" and (
+            safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and (
                 self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
                 or self._held_by_the_same_object(uses) or (
                     pinned and not own_weak_values and "another table keyed by the same id() holds the object"))
@@ -1363,7 +1373,13 @@ class ModuleScan:
                           flow=first.flow, why=why, lines=lines,
                           liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
                           else "liveness weakref")
-            self.findings[-1].safe = safe or None
+            found = self.findings[-1]
+            found.safe = safe or None
+            if not found.safe and found.level >= "L2":
+                # Static evidence only, as every level here: the audit named with it settles it.
+                found.safe = (f"its guards suggest {found.level}: a weak reference drops a dead object's entry and "
+                              "the storage is compared afresh on a hit, so a reused address misses (static "
+                              f"evidence: {found.audit or 'an audit of the cache'} settles it)")
 
     def check_weak_key_dicts(self) -> None:
         """ARH003: a WeakKeyDictionary keyed by tensors compares keys with the tensor's ==."""
