@@ -339,17 +339,21 @@ NOT_SAFE_CASES = {
 }
 
 
+def _scan_text(tmp_path, capsys, name: str, text: str, *options: str):
+    case = tmp_path / f"{name}.py"
+    case.write_text(text)
+    return _run(["scan", *options, str(case)], capsys)
+
+
 @core_model
 @pytest.mark.parametrize("name", sorted(SAFE_CASES))
 def test_an_entry_that_keeps_or_drops_with_its_object_is_safe(tmp_path, capsys, name):
     """Not counted (exit 0), one line saying why; JSON carries the reason."""
-    case = tmp_path / f"{name}.py"
-    case.write_text(SAFE_CASES[name])
-    code, out, _ = _run(["scan", str(case)], capsys)
+    code, out, _ = _scan_text(tmp_path, capsys, name, SAFE_CASES[name])
     assert code == 0, out
     assert re.search(rf"{name}\.py:\d+:\d+: safe \(ARH00[14]\): ", out), out
     assert "0 finding(s) in 1 file(s), 1 safe (not counted)" in out
-    code, out, _ = _run(["scan", "--format", "json", str(case)], capsys)
+    code, out, _ = _scan_text(tmp_path, capsys, name, SAFE_CASES[name], "--format", "json")
     (finding,) = json.loads(out)["findings"]
     assert code == 0 and finding["safe"]
 
@@ -357,9 +361,7 @@ def test_an_entry_that_keeps_or_drops_with_its_object_is_safe(tmp_path, capsys, 
 @core_model
 @pytest.mark.parametrize("name", sorted(NOT_SAFE_CASES))
 def test_a_look_alike_of_a_safe_entry_is_a_finding(tmp_path, capsys, name):
-    case = tmp_path / f"{name}.py"
-    case.write_text(NOT_SAFE_CASES[name])
-    code, out, _ = _run(["scan", str(case)], capsys)
+    code, out, _ = _scan_text(tmp_path, capsys, name, NOT_SAFE_CASES[name])
     assert code == 1 and "safe (" not in out and "1 finding(s) in 1 file(s)" in out, out
 
 
