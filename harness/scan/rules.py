@@ -391,10 +391,11 @@ def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
 
 
 
-def _callbacks(call: ast.Call) -> list[ast.AST]:
-    """What a ``weakref.finalize(obj, func, *args)`` or ``ref(obj, callback)`` call runs when obj dies."""
+def _callbacks(call: ast.Call, weakref_names: set[str]) -> list[ast.AST]:
+    """What a ``weakref.finalize(obj, func, *args)`` or ``ref(obj, callback)`` call (``weakref_names``:
+    weak reference classes, a module's subclasses too) runs when obj dies."""
     name = last_name(call.func)
-    return call.args[1:] if name == "finalize" else [call.args[1]] if name in WEAKREF_NAMES else []
+    return call.args[1:] if name == "finalize" else [call.args[1]] if name in weakref_names else []
 
 
 
@@ -1278,7 +1279,8 @@ class ModuleScan:
             around = self._function_at(u.line)
             reason = next((f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object dies"
                            for node in walk(around) if isinstance(node, ast.Call) and len(node.args) >= 2
-                           and any(self._callback_removes(c, removes, around) for c in _callbacks(node))), "")
+                           and any(self._callback_removes(c, removes, around)
+                                   for c in _callbacks(node, self.weakref_names))), "")
             if not reason:
                 return ""
             reasons.append(reason)
@@ -1298,6 +1300,12 @@ class ModuleScan:
             return self._callback_removes(callback.args[0], removes, around)
         if isinstance(callback, ast.Lambda) and isinstance(callback.body, ast.Call):  # lambda r: self._drop(k)
             return self._callback_removes(callback.body.func, removes, around)
+        if isinstance(callback, ast.Attribute) and dotted(callback.value) == "self":
+            # ``self._died``, set in the class from a function (``self._died = died``): that function
+            assigned = next((n.value for n in self.assignments if isinstance(n, ast.Assign)
+                             and isinstance(n.value, ast.Name)
+                             and any(dotted(t) == dotted(callback) for t in n.targets)), None)
+            callback = assigned or callback
         if isinstance(callback, (ast.Name, ast.Attribute)):
             name = last_name(callback)
             named = [n for n in walk(around) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -1375,7 +1383,7 @@ class ModuleScan:
                           else "liveness weakref")
             found = self.findings[-1]
             found.safe = safe or None
-            if not found.safe and found.level >= "L2":
+            if not found.safe and found.level >= "L2" and self._reused_what(key_parts) == "address":
                 # Static evidence only, as every level here: the audit named with it settles it.
                 found.safe = (f"its guards suggest {found.level}: a weak reference drops a dead object's entry and "
                               "the storage is compared afresh on a hit, so a reused address misses (static "
