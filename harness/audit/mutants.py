@@ -26,6 +26,9 @@ FAST_CHECK = '''            if (source.data_ptr() == ptr  # address-reuse: valid
 SLOW_CHECK = "            if not _unchanged(ref, key, source):"
 KEY = "return (ptr, shape, stride, dtype, t.device, version, dtype.is_complex and t.is_conj(), t.is_neg())"
 TORCH = "__import__('torch')"  # the hardened module does not import torch itself
+# The cache notes when it was made, on the clock it reads: mutants that trust it once it is old.
+UP_SINCE = ("hardened", "        self._lock = threading.Lock()\n",
+            "        self._lock = threading.Lock()\n        self._up_since = __import__('time').monotonic()\n")
 
 
 @dataclass(frozen=True)
@@ -178,9 +181,7 @@ MUTANTS += [
     # A long-running server's shortcut: after an hour up, trust a hit whose entry is alive. The
     # catalogue and the search run for seconds, so only the probes' clock (elapsed) sees it.
     _search_only("trusts_after_an_hour", "the referent recheck, once the cache has been up an hour",
-                 ("hardened", "        self._lock = threading.Lock()\n",
-                  "        self._lock = threading.Lock()\n        self._up_since = __import__('time').monotonic()\n"),
-                 _slow_trusts_when("__import__('time').monotonic() - self._up_since > 3600")),
+                 UP_SINCE, _slow_trusts_when("__import__('time').monotonic() - self._up_since > 3600")),
     # Not search-only: the catalogue's module_dtype_round_trip serves its weight under no_grad.
     Mutant("no_grad_skips_liveness", "the liveness guard for entries made and looked up under no_grad",
            (("hardened", "ref = _SourceRef(source, self._source_died)",
@@ -244,6 +245,9 @@ ATOMS = {
               "version past 2**31": "not {t}.is_inference() and {t}._version >= 2**31"},
     "mode": {"grad enabled": "torch.is_grad_enabled()", "inference mode": "torch.is_inference_mode_enabled()",
              "another thread": "threading.current_thread() is not threading.main_thread()"},
+    # a long-running server: the cache's age on the clock it reads (the probes' elapsed moves it)
+    "time": {"up an hour": "__import__('time').monotonic() - {c}._up_since > 3600",
+             "up a day": "__import__('time').monotonic() - {c}._up_since > 86400"},
     "history": {"max_size 1": "{c}.max_size == 1", "max_size > 100": "{c}.max_size > 100",
                 "max_size >= 1000": "{c}.max_size >= 1000", "odd max_size": "{c}.max_size % 2 == 1",
                 "32 or more held": "len({c}._recency) >= 32", "full": "len({c}._recency) >= {c}.max_size",
@@ -367,7 +371,8 @@ def generate(count: int = 200, seed: int = 0) -> list[Generated]:
     while len(made) < count:
         guard = rng.choice(list(GUARDS))
         breaks, sees, edits = GUARDS[guard]
-        groups = ["history"] if sees == "history" else [g for g in ATOMS if sees == "any" or g != "history"]
+        groups = ["history"] if sees == "history" else [g for g in ATOMS
+                                                        if sees == "any" or g not in ("history", "time")]
         chosen = rng.sample(groups, k=min(len(groups), rng.choice((1, 2))))
         atoms = [rng.choice(list(ATOMS[g])) for g in chosen]
         negated = [len(atoms) == 2 and rng.random() < 0.2 for _ in atoms]
@@ -381,6 +386,7 @@ def generate(count: int = 200, seed: int = 0) -> list[Generated]:
                             for a, neg in zip(atoms, negated))
         name = f"g{len(made):03d}"
         extra = [COUNT_CALLS] if any("_calls" in _atom(a) for a in atoms) else []
+        extra += [UP_SINCE] if any("_up_since" in _atom(a) for a in atoms) else []
         mutant = Mutant(name, f"{breaks}, when {words}", tuple([IMPORT_TORCH, *extra, *edits(text)]))
         made.append(Generated(name, guard, words, mutant))
     return made

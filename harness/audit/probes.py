@@ -78,14 +78,14 @@ PROPERTIES = {
     # time between a source's put and its change, on the clock the cache reads (``time.time``,
     # ``monotonic``, ``perf_counter`` and their ``_ns`` forms, moved on during the cache's calls only):
     # a long-running server's entry is hours old; no wall-clock time passes
-    "elapsed": ("0", "3 hours"),
+    "elapsed": ("0", "3 hours", "3 days"),
     "values": ("counting", "negative", "fractions", "nan and inf", "large"),  # what request n's source holds
     "storage": ("a larger buffer", "its own"),  # "its own": the source spans all of its storage
     # Process-wide settings a pipeline may change, one a row (autocast: in the row's calls).
     "torch state": ("defaults", "default dtype float64", "default dtype bfloat16", "deterministic algorithms",
                     "autocast", "intra-op threads"),
 }
-ELAPSED = {"0": 0, "3 hours": 3 * 3600}  # seconds
+ELAPSED = {"0": 0, "3 hours": 3 * 3600, "3 days": 3 * 86400}  # seconds
 GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of tensor that require grad
 VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
 
