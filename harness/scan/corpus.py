@@ -4,8 +4,9 @@
 labelled ``address-keyed`` (a cache or map that outlives the call, keyed by an address or
 identity, whose entry neither holds its object nor goes when the object dies) or
 ``look-alike`` (the same surface, safe), with a short restatement of its shape in ``shapes/``.
-``held_out.tsv`` is the part the rules were not tuned on: its rows were labelled from the
-projects' code alone and measured before any change made for them; it is reported apart.
+``held_out.tsv`` is the part the rules are not tuned on: its rows were labelled from the
+projects' code alone, not from what the scan reports, and no rule is changed to fit them (docs/scan.md
+says which rules came after which of its rows had been measured); it is reported apart.
 Each shape is scanned on its own; a row is predicted positive when a finding that counts
 (neither suppressed nor safe) lands in its shape. Exit 0 after a measurement (whatever the
 figures), 2 on a malformed corpus (one line on stderr).

@@ -383,6 +383,15 @@ def _keyed_object(step_text: str) -> str:
     return (match[1] or match[2]) if match else ""
 
 
+def _removal(name: str, owner: str = "", any_entry: bool = False) -> re.Pattern:
+    """Text that removes an entry from the mapping ``name`` (``owner.name`` when given): ``.pop``,
+    ``.__delitem__``, ``.discard``, ``.remove``, or a subscript (as a ``del`` target); with
+    ``any_entry``, ``.popitem`` and ``.clear`` too (they remove entries, not a given one)."""
+    prefix = re.escape(f"{owner}.") if owner else r"\b"
+    methods = "pop|__delitem__|discard|remove" + ("|popitem|clear" if any_entry else "")
+    return re.compile(r"%s%s\s*(?:\.\s*(?:%s)\b|\[)" % (prefix, re.escape(name), methods))
+
+
 def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
     """``del m[k]`` or ``m.pop(k)`` (``removes`` names the mapping)."""
     if isinstance(node, ast.Delete):
@@ -1222,8 +1231,7 @@ class ModuleScan:
         (else the object can go while its id stays)."""
         if cls not in self.classes:
             return False
-        drops = {name: re.compile(r"\bself\.%s\s*(?:\.\s*(?:pop|popitem|__delitem__|discard|remove|clear)\b|\[)"
-                                  % re.escape(name)) for name in (holder, attr)}
+        drops = {name: _removal(name, "self", any_entry=True) for name in (holder, attr)}
         for method in self.classes[cls].body:
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__":
                 dropped = {name for name, pattern in drops.items() for n in walk(method) if _deletes(n, pattern)}
@@ -1273,7 +1281,7 @@ class ModuleScan:
         puts = [u for u in uses if u.how in ("written", "added")]
         if not attr or not puts or any(u.path != self.path for u in puts):
             return ""
-        removes = re.compile(r"\b%s\s*(?:\.\s*(?:pop|__delitem__|discard|remove)\b|\[)" % re.escape(attr))
+        removes = _removal(attr)
         reasons = []
         for u in puts:
             around = self._function_at(u.line)
@@ -1520,12 +1528,13 @@ class ModuleScan:
             self._finding("ARH004", (self.path, kc.node.lineno, kc.node.col_offset + 1), message, kc.parts,
                           guards, flow=flow + (self.step(kc.node, f"hashed by {name}.__hash__"),),
                           why="a key made of an address can equal a later object's key")
-            self.findings[-1].safe = self._weak_identity_key(kc) or None
+            self.findings[-1].safe = self._safe_key_class(kc) or None
 
-    def _weak_identity_key(self, kc: KeyClass) -> str:
-        """Why a key class that hashes by ``id()`` cannot match a later object, or ``""``: it is a weak
-        reference (``torch.utils.weak.WeakIdRef``) whose ``__eq__`` compares referents with ``is``, so a
-        key whose object died equals no key of a live one, whatever their hashes."""
+    def _safe_key_class(self, kc: KeyClass) -> str:
+        """Why a key class that hashes by ``id()`` cannot match a later object, or ``""``: it keeps the
+        object whose id it hashes (JAX's ``WrapHashably``), or it is a weak reference whose ``__eq__``
+        compares referents with ``is`` (torch's ``WeakIdRef``), so a key whose object died equals no key
+        of a live one, whatever their hashes."""
         if self._reused_what(kc.parts) != "id()":
             return ""
         hashed = {m[1] for n in walk(kc.node) if isinstance(n, ast.Call)

@@ -57,8 +57,7 @@ class FileResult:
     attrs: frozenset = frozenset()  # the attribute names it mentions
     fields: dict = field(default_factory=dict)  # (class, attr) -> (parts, flow) it fills with an address
     sources: bool = False  # whether it reads an address itself
-    defs: frozenset = frozenset()  # the names of the functions and methods it defines
-    defined_twice: frozenset = frozenset()  # those it defines more than once (in two classes, say)
+    defs: dict = field(default_factory=dict)  # function and method name -> how many times it defines one
     calls: frozenset = frozenset()  # the names it calls
     names: frozenset = frozenset()  # every name it mentions (a callee it can reach is among them)
     classes: frozenset = frozenset()  # the capitalised names it mentions (classes, in annotations too)
@@ -212,29 +211,25 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
         return FileResult(path, module, skipped=f"does not parse: {where}{exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:  # a null byte (before Python 3.12), deep nesting
         return FileResult(path, module, skipped=f"does not parse: {type(exc).__name__}: {exc}".rstrip(": "))
-    imports = _imports(tree, module, path.endswith("__init__.py"))
-    attrs = frozenset(m.decode() for m in ATTRIBUTE.findall(source))
-    definitions = Counter(m.decode() for m in DEFINITION.findall(source))
-    defs = frozenset(definitions)
-    defined_twice = frozenset(name for name, n in definitions.items() if n > 1)
-    calls = frozenset(m.decode() for m in CALLED.findall(source))
-    names = frozenset(m.decode() for m in IDENTIFIER.findall(source))
-    classes = frozenset(m.decode() for m in CLASS_NAME.findall(source))
+    # What the passes after the first decide by, read once from the text.
+    facts = {"imports": _imports(tree, module, path.endswith("__init__.py")),
+             "attrs": frozenset(m.decode() for m in ATTRIBUTE.findall(source)),
+             "defs": dict(Counter(m.decode() for m in DEFINITION.findall(source))),
+             "calls": frozenset(m.decode() for m in CALLED.findall(source)),
+             "names": frozenset(m.decode() for m in IDENTIFIER.findall(source)),
+             "classes": frozenset(m.decode() for m in CLASS_NAME.findall(source))}
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
-        return FileResult(path, module, imports=imports, attrs=attrs, defs=defs, defined_twice=defined_twice, calls=calls, names=names,
-                          classes=classes)
+        return FileResult(path, module, **facts)
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
     except RecursionError:
-        return FileResult(path, module, skipped="too deeply nested to analyse", imports=imports, attrs=attrs,
-                          defs=defs, defined_twice=defined_twice, calls=calls, names=names, classes=classes)
+        return FileResult(path, module, skipped="too deeply nested to analyse", **facts)
     apply_noqa_files(findings, path, source)
     summaries, written = scan.exports()
-    return FileResult(path, module, findings, summaries, imports, attrs=attrs, fields=written, sources=sources,
-                      defs=defs, defined_twice=defined_twice, calls=calls, names=names, classes=classes, wants=frozenset(scan.wants), analysed=True,
-                      pinned=frozenset(scan.pinned))
+    return FileResult(path, module, findings, summaries, fields=written, sources=sources, wants=frozenset(scan.wants),
+                      analysed=True, pinned=frozenset(scan.pinned), **facts)
 
 
 def _imported(imports: dict[str, str], table: dict[str, Summary], names: frozenset) -> dict[str, Summary]:
@@ -242,7 +237,7 @@ def _imported(imports: dict[str, str], table: dict[str, Summary], names: frozens
     ``from .keys import helper``, ``keys.helper`` for ``import pkg.keys as keys``, ``Cache.get``
     for ``from .cache import Cache``. Only those whose name the module mentions (``names``): a call
     is resolved by the name written there, ``Cache(...)`` for ``Cache.__init__``."""
-    found = {key: s for key, s in _unique_methods(table).items() if key[len(UNIQUE_METHOD):] in names}
+    found = {f"{UNIQUE_METHOD}{name}": s for name, s in _unique_methods(table) if name in names}
     for local, target in imports.items():
         candidates = [(local, table[target])] if target in table else []
         candidates += [(f"{local}.{rest}", summary) for rest, summary in _members(table).get(target, ())]
@@ -269,15 +264,10 @@ def _members(table: dict[str, Summary]) -> dict[str, list]:
     return _MEMBERS[id(table)]
 
 
-_UNIQUE: dict[int, dict[str, Summary]] = {}
-
-
-def _unique_methods(table: dict[str, Summary]) -> dict[str, Summary]:
-    """The table's entries for methods resolved by name alone (``UNIQUE_METHOD``), found once per table."""
-    if id(table) not in _UNIQUE:
-        _UNIQUE.clear()
-        _UNIQUE[id(table)] = {k: s for k, s in table.items() if k.startswith(UNIQUE_METHOD)}
-    return _UNIQUE[id(table)]
+def _unique_methods(table: dict[str, Summary]) -> list:
+    """``[(name, summary)]`` of the methods resolved by name alone (``UNIQUE_METHOD``): ``_members``
+    indexes the table by its prefixes, and theirs is ``UNIQUE_METHOD``."""
+    return _members(table).get(UNIQUE_METHOD.rstrip("."), [])
 
 
 def _scan_file_first(path: str) -> FileResult:
@@ -316,8 +306,9 @@ def _tables(results: list[FileResult]) -> tuple[dict[str, Summary], dict]:
     # unknown class, in any module, can only mean it (``tx.stream_state.cur_stream_id()``). Only getters
     # that return an address, and only names of two words or more: ``search`` or ``delete`` may as well
     # be a method of a standard library object.
-    defined = Counter(name for r in results for name in r.defs) + Counter(
-        name for r in results for name in r.defined_twice)
+    defined: Counter = Counter()
+    for r in results:
+        defined.update(r.defs)
     for r in results:
         for qualname, summary in r.exports.items():
             cls, _, name = qualname.rpartition(".")
@@ -354,7 +345,7 @@ def _needs_another_pass(r: FileResult, table: dict[str, Summary], fields: set[tu
         return True
     def wanted(s: Summary) -> bool:
         return bool(is_address(s.returns) or s.mapping_params or (r.analysed and s.key_params))
-    unique = (s for key, s in _unique_methods(table).items() if key[len(UNIQUE_METHOD):] in r.calls)
+    unique = (s for name, s in _unique_methods(table) if name in r.calls)
     return _calls_imported(r, table, wanted) or any(map(wanted, unique))
 
 
