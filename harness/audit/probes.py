@@ -592,6 +592,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     held = max_size if held is None else min(held, max_size)
     literal = ", ".join(f"{k}={_literal(v)}" for k, v in s.items())
     setup = [f"max_size = {max_size}",
+             "skew[0] = 0  # each row's cache starts on the real clock",
              f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))",
              f"bounded = {contract != 'none'}",
              "fillers.clear(); kept.clear()",
