@@ -77,11 +77,11 @@ def test_the_probes_kill_what_the_catalogue_misses(mutant):
 
 def test_each_row_starts_its_cache_on_the_real_clock():
     """A guard skipped for expanded sources while the cache is young: the rows of elapsed 0 must see a
-    young cache, though
-    earlier rows moved the clock on by hours (they once carried the advance over to the next row)."""
+    young cache, though earlier rows moved the clock on by hours (they once carried the advance over)."""
     young = "not (__import__('time').monotonic() - self._up_since > 3600) and (0 in source.stride())"
     edits = (IMPORT_TORCH, UP_SINCE, *GUARDS["liveness"][2](young))
-    cls = build(Mutant("liveness_skipped_while_young", "the liveness guard, for expanded sources in the first hour", edits))
+    cls = build(Mutant("liveness_skipped_while_young", "the liveness guard, for expanded sources in the first hour",
+                       edits))
     report = probe("liveness_skipped_while_young", cls, Level.parse(cls.level), contract="lru")
     assert report.failure is not None and report.failure.level == Level.L1, report.failure
 
