@@ -330,6 +330,9 @@ NOT_SAFE_CASES = {
     "same_object_drops_it": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
                              "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
                              "    def prune(self, p):\n        self._params.remove(p)\n"),
+    # a finalizer on another object than the one whose id keys the entry
+    "finalizer_on_another_object": ("import weakref\n_meta = {}\ndef tag(a, b, v):\n    _meta[id(a)] = v\n"
+                                    "    weakref.finalize(b, _meta.pop, id(b), None)\n"),
     # a finalizer in one function does not vouch for the entries another function puts
     "finalizer_in_another_function": ("import weakref\n_ids = set()\ndef allow(fn):\n    _ids.add(id(fn))\n"
                                       "    weakref.finalize(fn, _ids.discard, id(fn))\n"

@@ -1275,8 +1275,9 @@ class ModuleScan:
 
     def _removed_when_its_object_dies(self, uses: list[Use]) -> str:
         """Why an entry goes when its object does, or ``""``: wherever an entry is put, the function that
-        puts it also makes a ``weakref.finalize`` or a weak reference with a callback that pops, deletes
-        or discards from that mapping (a finalizer elsewhere does not vouch for this entry)."""
+        puts it also makes a ``weakref.finalize`` or a weak reference, on the object whose id keys it, with
+        a callback that pops, deletes or discards from that mapping (a finalizer elsewhere, or on another
+        object, does not vouch for this entry)."""
         attr = uses[0].mapping.rpartition(".")[2].partition("[")[0]
         puts = [u for u in uses if u.how in ("written", "added")]
         if not attr or not puts or any(u.path != self.path for u in puts):
@@ -1285,8 +1286,11 @@ class ModuleScan:
         reasons = []
         for u in puts:
             around = self._function_at(u.line)
+            # the weak reference must watch the object whose id keys this entry, not another one
+            watched = {obj for t in u.flow if (obj := _keyed_object(t[3]))}
             reason = next((f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object dies"
                            for node in walk(around) if isinstance(node, ast.Call) and len(node.args) >= 2
+                           and ast.unparse(node.args[0]) in watched
                            and any(self._callback_removes(c, removes, around)
                                    for c in _callbacks(node, self.weakref_names))), "")
             if not reason:
