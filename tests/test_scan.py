@@ -330,6 +330,8 @@ NOT_SAFE_CASES = {
     "same_object_drops_it": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
                              "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
                              "    def prune(self, p):\n        self._params.remove(p)\n"),
+    # a pop whose value is returned: a lookup that removes, not clean-up
+    "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry
     "finalizer_on_another_object": ("import weakref\n_meta = {}\ndef tag(a, b, v):\n    _meta[id(a)] = v\n"
                                     "    weakref.finalize(b, _meta.pop, id(b), None)\n"),

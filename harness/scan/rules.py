@@ -1271,7 +1271,21 @@ class ModuleScan:
         popping = {id(self._function_at(u.line)) for u in uses if u.how == "popped"}
         if not popping or any(id(self._function_at(u.line)) not in popping for u in uses):
             return ""
+        if any(self._value_used(u) for u in uses if u.how == "popped"):
+            return ""  # ``return m.pop(k)``: the removed value goes on, a lookup that removes
         return "it only removes entries here (each read is followed by removing that entry): nothing is looked up"
+
+    def _value_used(self, use: Use) -> bool:
+        """Does the code go on with what a ``pop`` at ``use`` returns (anything but a bare statement)?"""
+        fn = self._function_at(use.line)
+        for node in walk(fn):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                    and (node.value.lineno, node.value.col_offset + 1) == (use.line, use.col):
+                return False
+            if isinstance(node, ast.Delete) and any((t.lineno, t.col_offset + 1) == (use.line, use.col)
+                                                    for t in node.targets):
+                return False
+        return True
 
     def _removed_when_its_object_dies(self, uses: list[Use]) -> str:
         """Why an entry goes when its object does, or ``""``: wherever an entry is put, the function that
