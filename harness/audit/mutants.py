@@ -14,9 +14,12 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
+
 import cache_impl.keys as keys_module
 import cache_impl.weakref_lru as weakref_module
 import cache_impl.hardened as hardened_module
+from harness.audit.dtypes import DTYPES, NEGATABLE, gradable
 
 FAST_CHECK = '''            if (source.data_ptr() == ptr  # address-reuse: validated
                     and (version is None or source._version == version)
@@ -144,6 +147,15 @@ MUTANTS += [
                  _key("stride, dtype, t.device", "stride, (torch.float16 if dtype is torch.bfloat16 else dtype), t.device")),
     _search_only("key_dtype_by_size_and_kind", "the dtype in the key: only its size and whether it is floating",
                  _key("stride, dtype, t.device", "stride, (dtype.itemsize, dtype.is_floating_point), t.device")),
+    # Keys written before torch had a dtype, which fold it into one they knew: the unsigned
+    # types of 2 bytes and more (torch 2.3) into the signed ones, float8's fnuz formats (for AMD's
+    # chips) into the others of their name. Only dtypes drawn from torch itself meet them.
+    _search_only("wide_unsigned_keyed_as_signed", "uint16, uint32 and uint64 from int16, int32 and int64 in the key",
+                 _key("stride, dtype, t.device", f"stride, (getattr({TORCH}, str(dtype)[6:].replace('uint', 'int')) "
+                      "if dtype.itemsize > 1 else dtype), t.device")),
+    _search_only("float8_fnuz_keyed_as_fn", "float8_e4m3fnuz and float8_e5m2fnuz from float8_e4m3fn and float8_e5m2 in "
+                 "the key", _key("stride, dtype, t.device", f"stride, getattr({TORCH}, str(dtype)[6:].replace("
+                                 "'e4m3fnuz', 'e4m3fn').replace('e5m2fnuz', 'e5m2')), t.device")),
     _search_only("old_entries_skip_version", "the version check on the fast path once more than 48 entries are held",
                  _fast("(version is None or source._version == version)",
                        "(version is None or len(self._recency) > 48 or source._version == version)")),
@@ -228,9 +240,7 @@ ATOMS = {
     "shape": {"rank 0": "{t}.dim() == 0", "rank >= 3": "{t}.dim() >= 3", "rank >= 5": "{t}.dim() >= 5",
               "rank 1": "{t}.dim() == 1", "odd size": "{t}.numel() % 2 == 1",
               "more than 4096 elements": "{t}.numel() > 4096", "a dimension of size 1": "1 in {t}.shape"},
-    "dtype": {**{f"dtype {name}": f"{{t}}.dtype == torch.{name}" for name in
-                 ("float32", "float16", "bfloat16", "float64", "complex64", "complex128", "int64", "int32", "int8",
-                  "uint8", "bool", "float8_e4m3fn", "int16")},
+    "dtype": {**{f"dtype {name}": f"{{t}}.dtype == torch.{name}" for name in DTYPES},
               "1-byte items": "{t}.element_size() == 1", "8-byte items": "{t}.element_size() == 8",
               "complex": "{t}.is_complex()", "not floating": "not {t}.is_floating_point()"},
     "layout": {"not contiguous": "not {t}.is_contiguous()", "a zero stride": "0 in {t}.stride()",
@@ -262,8 +272,7 @@ EXCLUDED = {frozenset(pair) for pair in [("requires grad", "not floating"), ("re
                                           ("an inference tensor", "version past 2**16"),
                                           ("an inference tensor", "version past 2**31")]} | {
     frozenset(("rank 0", name)) for name in _NOT_RANK_0} | {
-    frozenset(("requires grad", name)) for name in ATOMS["dtype"] if name.startswith("dtype ") and
-    name.split()[1] not in ("float32", "float16", "bfloat16", "float64", "complex64", "complex128")} | {
+    frozenset(("requires grad", f"dtype {name}")) for name in DTYPES if not gradable(getattr(torch, name))} | {
     # only a complex tensor has a conj bit
     frozenset(("conj bit", name)) for name in ATOMS["dtype"] if (name.startswith("dtype ") and "complex" not in name)
     or name == "1-byte items"}
@@ -279,7 +288,7 @@ _REAL = {(name, False): "no complex tensor has it, and a real tensor's conj fiel
     ("1-byte items", False): "no complex tensor has it, and a real tensor's conj field is always False",
     ("not floating", True): "a floating-point dtype is real: its conj field is always False"}
 _NO_NEG = {(f"dtype {name}", False): f"torch cannot read a negated {name} tensor, so none reaches a cache"
-           for name in ("bool", "float8_e4m3fn")}
+           for name in DTYPES if name not in NEGATABLE}
 UNOBSERVABLE = {
     "key: shape": {("rank 0", False): "every rank-0 tensor has shape ()"},
     "key: stride": {("rank 0", False): "every rank-0 tensor has stride ()",

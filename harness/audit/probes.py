@@ -37,7 +37,8 @@ import torch
 
 from cache_impl import Level
 from cache_impl.registry import alarm_handler
-from harness.audit.search import (ALL_DTYPES, EXAMPLES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure,
+from harness.audit.dtypes import DTYPES, alike, gradable, name_of, readable
+from harness.audit.search import (EXAMPLES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure,
                                   allowed_dtypes, bind_factory, run_code, search, thread_limit)
 from repro.guard import DEFAULT_TIMEOUT
 
@@ -55,7 +56,7 @@ OFFSETS = ("0", "16", "33")  # elements into its storage: 16 is a multiple of ev
 HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0, "cleared": 60}
 MAX_SIZES = (1, 2, 3, 17, 64, 128, 1024, 4096)
 PROPERTIES = {
-    "dtype": ALL_DTYPES,
+    "dtype": DTYPES,
     "shape": tuple(SHAPES),
     "max_size": tuple(map(str, MAX_SIZES)),
     "kind": KINDS + ("requires_grad", "inference", "view", "grad view"),
@@ -90,17 +91,6 @@ GRAD_KINDS = ("requires_grad", "trainable_parameter", "grad view")  # kinds of t
 VIEW_KINDS = ("view", "grad view")  # a view of another tensor object, which holds the storage too
 
 
-def _negatable(name: str) -> bool:
-    try:
-        torch._neg_view(torch.zeros(1, dtype=getattr(torch, name))).resolve_neg()
-    except (RuntimeError, NotImplementedError):
-        return False
-    return True
-
-
-NEGATABLE = frozenset(filter(_negatable, ALL_DTYPES))  # bool and float8 have no negation on CPU
-
-
 def _possible(row: dict) -> bool:
     """Can one source and cache have all of ``row`` (a partial row: what it names)?"""
     dtype = getattr(torch, row["dtype"]) if "dtype" in row else None
@@ -108,10 +98,9 @@ def _possible(row: dict) -> bool:
         return False
     if dtype is not None and "conj" in row.get("bits", "") and not dtype.is_complex:
         return False  # a real tensor's conjugate is itself: no conj bit
-    if "neg" in row.get("bits", "") and dtype is not None and row["dtype"] not in NEGATABLE:
-        return False  # torch cannot read this dtype negated
-    gradable = dtype is None or dtype.is_complex or (dtype.is_floating_point and dtype.itemsize > 1)
-    if row.get("kind") in GRAD_KINDS and not gradable:
+    if dtype is not None and not readable(row["dtype"], row.get("bits", "none")):
+        return False  # torch cannot read this dtype negated (or, complex32, negated and conjugated)
+    if row.get("kind") in GRAD_KINDS and dtype is not None and not gradable(dtype):
         return False
     if dtype is not None and row.get("values") == "negative" and not dtype.is_signed:
         return False  # no negative values to hold
@@ -373,7 +362,7 @@ class ProbeReport:
         return f"{ran} in {self.seconds:.1f} s{unproven}"
 
 
-def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tuple = ALL_DTYPES,
+def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tuple = DTYPES,
           timeout: float | None = DEFAULT_TIMEOUT, only=None) -> ProbeReport:
     """Run the rows of :func:`situations` against ``factory``: the obligations of
     ``level`` and below, and the hygiene checks ``contract`` asks for, on sources of
@@ -508,7 +497,7 @@ def _strides(shape: tuple, layout: str) -> tuple:
     return contiguous
 
 
-def key_variants(s: dict, allowed: tuple = ALL_DTYPES) -> list[tuple[str, dict, dict]]:
+def key_variants(s: dict, allowed: tuple = DTYPES) -> list[tuple[str, dict, dict]]:
     """Other tensors on the source's storage that differ from it in one key field
     alone, keeping every property of the row they can: (field, what the other tensor
     changes, what both change from the row); of the ``allowed`` dtypes only. Where the
@@ -548,11 +537,13 @@ def _key_variants(s: dict) -> list[tuple[str, dict, dict]]:
             out.append(("dtype", {"dtype": other, "offset": s["offset"] * dtype.itemsize // other.itemsize}, {}))
     # The conj bit exists for complex dtypes only: a row of another dtype checks it on
     # complex64 sources, so that the bit meets every other property of the row too.
-    out.append(("conj bit", {"bits": _toggled(s["bits"], "conj")},
-                {} if dtype.is_complex else {"dtype": torch.complex64}))
-    # Likewise the neg bit, on int8 (one byte, as bool and float8) where torch cannot negate.
-    out.append(("neg bit", {"bits": _toggled(s["bits"], "neg")},
-                {} if str(dtype).removeprefix("torch.") in NEGATABLE else {"dtype": torch.int8}))
+    # Likewise the neg bit, on int8 (one byte, as bool and float8) where torch cannot negate,
+    # and both on complex64 where complex32 cannot carry the two at once.
+    for field, bit in (("conj bit", "conj"), ("neg bit", "neg")):
+        bits = _toggled(s["bits"], bit)
+        same = (dtype.is_complex or bit == "neg") and readable(name_of(dtype), bits)
+        out.append((field, {"bits": bits},
+                    {} if same else {"dtype": torch.complex64 if dtype.is_complex or bit == "conj" else torch.int8}))
     return out
 
 
@@ -563,27 +554,20 @@ def _toggled(bits: str, bit: str) -> str:
 
 
 def _dtype_variants(dtype: torch.dtype, bits: str, grad: bool) -> list[str]:
-    """Other dtypes to read the same bytes as: one of the same item size and kind, one of
-    the same kind, one of the same item size (those that exist, each once; complex for a
-    conj bit, and one that can require grad for a source that does)."""
-    def kind(d):
-        return (d.is_complex, d.is_floating_point, d is torch.bool, d.is_signed)
-    others = [getattr(torch, n) for n in ALL_DTYPES if getattr(torch, n) is not dtype]
-    if "conj" in bits:
-        others = [d for d in others if d.is_complex]
-    if grad:
-        others = [d for d in others if d.is_complex or (d.is_floating_point and d.itemsize > 1)]
-    picks = []
-    for wanted in (lambda d: d.itemsize == dtype.itemsize and kind(d) == kind(dtype),
-                   lambda d: kind(d) == kind(dtype), lambda d: d.itemsize == dtype.itemsize):
-        found = next((d for d in others if wanted(d) and d not in picks), None)
-        if found is not None:
-            picks.append(found)
-    return [str(d).removeprefix("torch.") for d in picks]
+    """Other dtypes to read the same bytes as: every one of the same item size (a key that
+    confuses any two of them meets its pair), and one of the same kind of another size; of
+    those that can carry the source's bits and require grad where it does."""
+    def fits(d):
+        return ("conj" not in bits or d.is_complex) and readable(name_of(d), bits) and (not grad or gradable(d))
+    picks = [d for d in alike(dtype) if fits(d)]
+    other_size = next((d for d in map(lambda n: getattr(torch, n), DTYPES) if fits(d) and d is not dtype
+                       and d.itemsize != dtype.itemsize and d.is_complex == dtype.is_complex
+                       and d.is_floating_point == dtype.is_floating_point), None)
+    return [name_of(d) for d in picks + ([other_size] if other_size is not None else [])]
 
 
 def row_steps(row: dict, factory_name: str, level: Level, contract: str,
-              allowed: tuple = ALL_DTYPES) -> list[tuple[Level, str]]:
+              allowed: tuple = DTYPES) -> list[tuple[Level, str]]:
     """The row's steps as (level, code): the cache and its history, then each obligation
     of ``level`` and below, in the row's grad mode and thread."""
     s = source_of(row)

@@ -18,13 +18,13 @@ import torch
 from cache_impl import Level, declared_level, describe_spec, level_below
 from harness.audit import DEFAULT_BUDGET
 from harness.audit.probes import find_failure
-from harness.audit.search import ALL_DTYPES
+from harness.audit.dtypes import DTYPES
 from repro.guard import DEFAULT_TIMEOUT, HUNG, CacheCallFailed, guarded, is_hang
 from repro.scenarios import (BROKEN, CATALOGUE, FALSE_HIT, INCONCLUSIVE, PASS, SHAPE, WRONG_MISS, Trial,
                              applies, fails_contract, fails_level, reached_level, run_scenario)
 
 CATALOGUE_DTYPES = ("float32", "bfloat16", "float16")  # what real models' text encoders hand the cache
-PROBED_DTYPES = ALL_DTYPES  # every dtype the search makes sources of
+PROBED_DTYPES = DTYPES  # every dtype the search makes sources of
 WORST_FIRST = (FALSE_HIT, BROKEN, WRONG_MISS, PASS, INCONCLUSIVE)
 
 

@@ -32,13 +32,11 @@ from torch.multiprocessing.reductions import StorageWeakRef
 
 from cache_impl import Level
 from cache_impl.registry import CtrlC, alarm_handler
+from harness.audit.dtypes import DTYPES, LEFT_OUT, SIBLING
 from repro.guard import DEFAULT_TIMEOUT, guarded
 
 SLOTS = 2  # addresses that requests' tensors take turns at: few, so reuse is common
 SIZES = (2, 1, 4096, 3, 128, 8, 64, 17, 1024, 5, 256)  # max_size, one per round of examples, in turn
-FLOAT8 = tuple(name for name in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, name))
-DTYPES = ("float32", "float16", "bfloat16", "complex64", "int64", "float64", "complex128", "int8", "uint8",
-          "bool") + FLOAT8
 # Source shapes: these, or any of rank 0 to 6 with each size drawn from DIM_SIZES.
 # "large" is a text embedding's size (a batch of 2 x 77 x 768).
 SHAPES = {"4x8": (4, 8), "scalar": (), "one": (1,), "empty": (0, 8), "odd": (3, 5, 7), "4d": (2, 2, 2, 4),
@@ -53,11 +51,6 @@ LAYOUTS = {"contiguous": 0, "channels_last": 4, "channels_last_3d": 5, "transpos
 ORIGINS = ("allocator", "from_numpy", "frombuffer", "shared_memory")
 # What kind of tensor object it is.
 KINDS = ("tensor", "frozen_parameter", "trainable_parameter", "buffer", "user_subclass")
-# A dtype of the same item size, to read one memory as another type.
-SIBLING = {"float32": "int32", "int32": "float32", "float16": "bfloat16", "bfloat16": "float16",
-           "int16": "float16", "complex64": "int64", "int64": "complex64", "float64": "int64",
-           "int8": "uint8", "uint8": "int8", "bool": "uint8", **{name: "int8" for name in FLOAT8}}
-ALL_DTYPES = DTYPES + ("int32", "int16")  # with the siblings some views read
 GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch.inference_mode()"}
 CACHES = 2  # cache instances the steps look up in (the second of max_size 3)
 FILLS = (3, 40, 8, 130)  # other entries one step adds, each looked up and inserted
@@ -179,9 +172,10 @@ def content(n, dtype, shape=(4, 8)):
 
 def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
-        if t.dtype.is_floating_point and t.dtype.itemsize == 1:
-            t = t.float()  # float8 has no arithmetic on CPU
-        return t * 2 + 1
+        try:
+            return t * 2 + 1
+        except (NotImplementedError, RuntimeError):  # float8 and uint16-64 have no arithmetic on CPU: in a wider dtype
+            return t.to(torch.float64 if t.is_floating_point() else torch.int64) * 2 + 1
 
 
 def same(a, b):
@@ -189,7 +183,7 @@ def same(a, b):
     if not (isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape):
         return False
     a, b = a.detach().resolve_conj(), b.detach().resolve_conj()
-    return torch.equal(a, b) or bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return bool(((a == b) | (a.isnan() & b.isnan())).all())  # not torch.equal: complex32 has none on CPU
 
 
 def check(t, where, which=0, expected=None, put=True):
@@ -353,7 +347,7 @@ def bind_factory(spec: str, factory, timeout: float | None) -> tuple[str, str, d
     return header, name, namespace
 
 
-def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, allowed: tuple = ALL_DTYPES,
+def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, allowed: tuple = DTYPES,
                  timeout: float | None = DEFAULT_TIMEOUT, contract: str = "none"):
     """A state machine searching a ``factory(max_size=max_size)`` cache with the
     steps of ``level`` and below, on sources of the ``allowed`` dtypes only, and
@@ -685,7 +679,8 @@ def coverage() -> list[tuple[str, str]]:
         return ", ".join(f"`{v}`" for v in values)
     return [
         ("max_size", f"{names(SIZES)}: one per round of {EXAMPLES} sequences of up to {STEPS} steps, in turn"),
-        ("dtypes", f"{names(DTYPES)}; views read some as {names(sorted(set(ALL_DTYPES) - set(DTYPES)))}"),
+        ("dtypes", f"{names(DTYPES)}: every dtype torch defines but {names(LEFT_OUT)} (CPU torch cannot write "
+                   "numbers into those); a view reads a source as the most alike of its item size"),
         ("shapes", ", ".join(f"`{name}` {shape}" for name, shape in SHAPES.items())
                    + f", or any of rank 0 to 6 with sizes drawn from {DIM_SIZES}"),
         ("memory formats", names(LAYOUTS)),
@@ -744,7 +739,7 @@ def search(spec: str, factory, level: Level, budget: float, seed: int = 0, round
 
 def allowed_dtypes(unsupported: frozenset) -> tuple:
     """The dtypes sources are made of: all but the ``unsupported`` torch dtypes."""
-    return tuple(name for name in ALL_DTYPES if getattr(torch, name) not in unsupported)
+    return tuple(name for name in DTYPES if getattr(torch, name) not in unsupported)
 
 
 def _search_rounds(spec, factory, level, budget, seed, rounds, examples_per_round, steps, allowed, timeout,
