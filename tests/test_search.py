@@ -17,7 +17,7 @@ import pytest
 
 from cache_impl import DESIGNS, Level
 from harness.audit.mutants import MUTANTS, build
-from harness.audit.search import SIZES, coverage_markdown, search
+from harness.audit.search import HELPERS, SIZES, coverage_markdown, search
 
 pytestmark = [pytest.mark.cpu]
 
@@ -57,6 +57,37 @@ def test_search_kills_what_the_catalogue_misses(mutant):
     failure = search(mutant.name, cls, Level.parse(cls.level), budget=600, rounds=ROUNDS, shrink=False)
     assert failure is not None, f"{mutant.name} survived: the search misses '{mutant.breaks}'"
     assert failure.level <= cls.level
+
+
+@pytest.mark.core_model
+def test_many_writes_at_once_never_move_a_version_back():
+    """Near the top of torch's counter a step of many writes moves it on by one, as one write
+    does. It was set to the cap instead, back to the version an entry was put at: the search
+    found that false hit on the fingerprint design, which is right at L0 (seed 9, after the
+    catalogue had run in the same process)."""
+    import torch
+    helpers = {"torch": torch}
+    exec(HELPERS.format(thread_timeout=None), helpers)  # noqa: S102 - the snippets' own helpers
+    t = torch.zeros(3)
+    seen = []
+    for writes in (2**31, 1, 2**31, 2**8, 2**16):
+        with torch.no_grad():
+            t.add_(1)
+        helpers["written"](t, writes)
+        seen.append(t._version)
+    assert seen == sorted(set(seen)) and seen[2] == 3 * 2**30, seen  # each higher than the last
+
+
+def test_the_search_moves_the_clock_the_cache_reads():
+    """A cache wrong only once it has been up an hour (a long-running server's shortcut): the
+    search moves the clock at any step, so it finds it without the probes (from seed 0 in its
+    first round; it ran 4 rounds without a failure before the clock was a step)."""
+    mutant = next(m for m in MUTANTS if m.name == "trusts_after_an_hour")
+    cls = build(mutant)
+    failure = search(mutant.name, cls, Level.parse(cls.level), budget=600, rounds=ROUNDS)
+    assert failure is not None and "false hit" in failure.message
+    steps = failure.snippet.split("# the steps the search shrank the failure to\n")[1]
+    assert "advance(3600)" in steps, steps  # shrunk to the least time that shows it
 
 
 @pytest.mark.core_model

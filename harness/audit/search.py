@@ -55,6 +55,7 @@ GRAD_MODES = {"enabled": None, "no_grad": "torch.no_grad()", "inference": "torch
 CACHES = 2  # cache instances the steps look up in (the second of max_size 3)
 FILLS = (3, 40, 8, 130)  # other entries one step adds, each looked up and inserted
 REPEATS = (1, 2, 20)  # lookups in a row on one entry
+HOURS = (1, 3, 25, 1000)  # the clock the cache reads moves on at once: a long-running server's entries are old
 WRITES = (1, 2**8, 2**16, 2**31)  # in-place writes one step makes (past the widths a version may be cut to)
 REINTERPRETATIONS = ("sibling_dtype", "conj", "first_half", "second_half")  # what ``.data =`` makes of a source
 EXAMPLES, STEPS = 50, 20  # sequences per round, steps per sequence
@@ -170,6 +171,14 @@ def content(n, dtype, shape=(4, 8)):
     return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
 
 
+def written(t, writes):
+    """t's version counter moved on as by ``writes`` writes, the last of which was just made. Not
+    past 3 * 2**30: torch's counter is 32 bits wide, and one that wrapped round to a version an
+    entry was put at would fool every cache keyed by it (a limit of torch, not of the cache). And
+    never back: there, each write moves it on by one, as torch does, or an old version returns."""
+    torch._C._autograd._unsafe_set_version_counter((t,), (max(t._version, min(t._version + writes - 1, 3 * 2**30)),))
+
+
 def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
         try:
@@ -226,11 +235,60 @@ def _failure_of(step):
     except Exception as exc:  # noqa: BLE001 - raised again in the main thread
         return [exc]
     return []
+
+
+# The clock the cache reads: the time module's clocks, moved on by ``advance`` while the cache runs
+# (in the thread that calls it); the harness's own timing, outside those calls, reads the real clocks.
+import time  # noqa: E402
+
+in_cache = threading.local()
+skew = [0]  # seconds
+
+
+def clocked(real, per_second):
+    def now():
+        value = real()
+        return value + type(value)(skew[0] * per_second) if getattr(in_cache, "on", False) else value
+    return now
+
+
+CLOCKS = {{"time": 1, "monotonic": 1, "perf_counter": 1, "time_ns": 10**9, "monotonic_ns": 10**9,
+          "perf_counter_ns": 10**9}}  # units a second
+real_clocks = time.__dict__.setdefault("real_clocks", {{name: getattr(time, name) for name in CLOCKS}})
+for name, per_second in CLOCKS.items():  # over the real ones: a snippet run twice moves them once
+    setattr(time, name, clocked(real_clocks[name], per_second))
+
+
+def advance(seconds):
+    skew[0] += seconds
+
+
+class Clocked:
+    """A cache, each of its calls made on the moved clock."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        attribute = getattr(self._inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args, **kwargs):
+            in_cache.on = True
+            try:
+                return attribute(*args, **kwargs)
+            finally:
+                in_cache.on = False
+        return call
+
+    def __len__(self):
+        return len(self._inner)
 '''
 
 # The search's own setup: its caches, one fixed address per slot, and the next request's tensor there.
 PRELUDE = HELPERS + '''
-caches = [{factory}(max_size={max_size}), {factory}(max_size=3)]
+caches = [Clocked({factory}(max_size={max_size})), Clocked({factory}(max_size=3))]
 cache = caches[0]
 arenas = [torch.empty({arena_bytes}, dtype=torch.uint8) for _ in range({slots})]  # one fixed address per slot
 shared_arenas = [None] * {slots}  # made when a slot first needs one: a shared segment is slow to make
@@ -433,6 +491,10 @@ def make_machine(spec: str, factory, level: Level, max_size: int, record: dict, 
                                f"    fillers.append(content(n, torch.{dtype}))\n"
                                f"    check(fillers[-1], f'filler {{n}}')" + bound)
 
+        @rule(hours=st.sampled_from(HOURS))
+        def time_passes(self, hours):
+            self.run(Level.L0, f"advance({hours * 3600})  # on the clock the cache reads")
+
         @precondition(lambda self: contract != "none")
         @rule()
         def clear(self):
@@ -563,10 +625,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         if source(self).is_inference():
             self.run(Level.L3, f"with torch.inference_mode():\n    {rewrite}")
         else:
-            # never past 3 * 2**30: torch's counter is 32 bits wide, and one that wrapped round to a version
-            # an entry was put at would fool every cache keyed by it (a limit of torch, not of the cache)
-            more = (f"\ntorch._C._autograd._unsafe_set_version_counter(({name},), "
-                    f"(min({name}._version + {writes - 1}, 3 * 2**30),))" if writes > 1 else "")
+            more = f"\nwritten({name}, {writes})" if writes > 1 else ""
             self.run(Level.L0, f"with torch.no_grad():\n    {rewrite}{more}")
 
     def reinterpret(self, how):
@@ -689,6 +748,8 @@ def coverage() -> list[tuple[str, str]]:
         ("views looked up", f"{names(VIEWS)}; kept or made anew per lookup; each maybe followed by "
                             f"{names(BITS)}"),
         ("grad modes", names(GRAD_MODES) + "; sources requiring grad or not"),
+        ("time", f"at any step, the clock the cache reads moves on {names(HOURS)} hours at once (during the "
+                 "cache's calls only, as in the probes)"),
         ("habits", "each sequence draws its sources' dtype, shape, memory format, origin and kind, its grad "
                    "mode, cache and thread; a step keeps the habit or draws anew; half the sequences keep to "
                    f"the plain case: dtypes {names(PLAIN['dtype'])}, shapes {', '.join(map(str, PLAIN['shape']))}, "
