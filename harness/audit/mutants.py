@@ -10,6 +10,8 @@ a refactor cannot silently turn a mutant into the unmutated design.
 
 from __future__ import annotations
 
+import itertools
+import random
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +143,10 @@ MUTANTS += [
                  ("hardened", "ref = _SourceRef(source, self._source_died)",
                   "ref = _SourceRef(source, self._source_died if self.max_size <= 64 else None)"),
                  _slow_trusts_when("self.max_size > 64")),
+    _search_only("huge_cache_skips_liveness", "the liveness guard when max_size > 10,000 (a long-running server's)",
+                 ("hardened", "ref = _SourceRef(source, self._source_died)",
+                  "ref = _SourceRef(source, self._source_died if self.max_size <= 10_000 else None)"),
+                 _slow_trusts_when("self.max_size > 10_000")),
     _search_only("size_one_skips_recheck", "the referent recheck when max_size is 1",
                  _slow_trusts_when("self.max_size == 1 and ref() is not None")),
     _search_only("half_types_share_key", "bfloat16 from float16 in the key",
@@ -259,7 +265,8 @@ ATOMS = {
     "time": {"up an hour": "__import__('time').monotonic() - {c}._up_since > 3600",
              "up a day": "__import__('time').monotonic() - {c}._up_since > 86400"},
     "history": {"max_size 1": "{c}.max_size == 1", "max_size > 100": "{c}.max_size > 100",
-                "max_size >= 1000": "{c}.max_size >= 1000", "odd max_size": "{c}.max_size % 2 == 1",
+                "max_size >= 1000": "{c}.max_size >= 1000", "max_size > 10000": "{c}.max_size > 10000",
+                "odd max_size": "{c}.max_size % 2 == 1",
                 "32 or more held": "len({c}._recency) >= 32", "full": "len({c}._recency) >= {c}.max_size",
                 "more than 100 calls": "getattr({c}, '_calls', 0) > 100",
                 "every 7th call": "getattr({c}, '_calls', 0) % 7 == 0"},
@@ -370,14 +377,20 @@ class Generated:
     guard: str
     predicate: str  # in words
     mutant: Mutant
+    atoms: tuple = ()  # the predicate's atoms, by name
+
+    @property
+    def families(self) -> tuple:
+        """The groups of ``ATOMS`` its predicate draws on, and "3-way" for a conjunction of three."""
+        groups = tuple(next(g for g, atoms in ATOMS.items() if a in atoms) for a in self.atoms)
+        return groups + (("3-way",) if len(self.atoms) == 3 else ())
 
 
 def generate(count: int = 200, seed: int = 0) -> list[Generated]:
     """``count`` mutants of ``hardened``, drawn with ``random.Random(seed)``: a guard,
-    and a predicate of one or two atoms of other groups (each maybe negated) under
-    which that guard is skipped; a predicate under which the guard compares nothing
-    (``UNOBSERVABLE``) is drawn again."""
-    import random
+    and a predicate of one, two or three atoms of other groups (of several, each maybe
+    negated) under which that guard is skipped; a predicate that no tensor meets (a pair in
+    ``EXCLUDED``) or under which the guard compares nothing (``UNOBSERVABLE``) is drawn again."""
     rng = random.Random(seed)
     made = []
     while len(made) < count:
@@ -385,10 +398,11 @@ def generate(count: int = 200, seed: int = 0) -> list[Generated]:
         breaks, sees, edits = GUARDS[guard]
         groups = ["history"] if sees == "history" else [g for g in ATOMS
                                                         if sees == "any" or g not in ("history", "time")]
-        chosen = rng.sample(groups, k=min(len(groups), rng.choice((1, 2))))
+        chosen = rng.sample(groups, k=min(len(groups), rng.choice((1, 2, 3))))
         atoms = [rng.choice(list(ATOMS[g])) for g in chosen]
-        negated = [len(atoms) == 2 and rng.random() < 0.2 for _ in atoms]
-        if len(atoms) == 2 and not any(negated) and frozenset(atoms) in EXCLUDED:
+        negated = [len(atoms) > 1 and rng.random() < 0.2 for _ in atoms]
+        held = [a for a, neg in zip(atoms, negated) if not neg]
+        if any(frozenset(pair) in EXCLUDED for pair in itertools.combinations(held, 2)):
             continue
         if any((a, neg) in UNOBSERVABLE.get(guard, {}) for a, neg in zip(atoms, negated)):
             continue
@@ -400,7 +414,7 @@ def generate(count: int = 200, seed: int = 0) -> list[Generated]:
         extra = [COUNT_CALLS] if any("_calls" in _atom(a) for a in atoms) else []
         extra += [UP_SINCE] if any("_up_since" in _atom(a) for a in atoms) else []
         mutant = Mutant(name, f"{breaks}, when {words}", tuple([IMPORT_TORCH, *extra, *edits(text)]))
-        made.append(Generated(name, guard, words, mutant))
+        made.append(Generated(name, guard, words, mutant, tuple(atoms)))
     return made
 
 

@@ -21,7 +21,7 @@ import torch
 from cache_impl import DESIGNS, Level
 from harness.audit import GENERATED
 from harness.audit.runner import first_failure
-from harness.audit.mutants import GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, Mutant, build, generate
+from harness.audit.mutants import ATOMS, GUARDS, MUTANTS, WEAKREF_WITHOUT_LOCK, Mutant, build, generate
 from harness.audit.probes import probe
 from repro.scenarios import SHAPE, project, values_held
 
@@ -101,6 +101,11 @@ def generated_table(count: int = GENERATED, seed: int = 0, out=print, workers: i
         mine = [f for g, f in zip(made, failures) if g.guard == guard]
         if mine:
             out(f"{guard:17} {sum(f is not None for f in mine):>3}/{len(mine)}")
+    out(f"\n{'family':17} killed  (the mutants whose predicate draws on it)")
+    for family in [*ATOMS, "3-way"]:
+        mine = [f for g, f in zip(made, failures) if family in g.families]
+        if mine:
+            out(f"{family:17} {sum(f is not None for f in mine):>3}/{len(mine)}")
     survivors = [g for g, f in zip(made, failures) if f is None]
     out(f"generated (seed {seed}): killed {killed}/{count} ({killed / count:.1%}); survivors: {len(survivors)}")
     for g in survivors:
