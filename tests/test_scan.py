@@ -300,6 +300,20 @@ SAFE_CASES = {
     "value_wraps_it": ("class Info:\n    def __init__(self, param, numel):\n        self.tensors = [param]\n"
                        "        self.param = param\n        self.numel = numel\n"
                        "_infos = {}\ndef track(p):\n    _infos[id(p)] = Info(p, p.numel())\n"),
+    # the value is an object that keeps it through a method of its own
+    "value_keeps_it_through_a_method": ("class Info:\n    def __init__(self, param):\n        self.tensors = []\n"
+                                        "        self._add([param])\n    def _add(self, tensors):\n"
+                                        "        for t in tensors:\n            self.tensors.append(t)\n"
+                                        "_infos = {}\ndef track(p):\n    _infos[id(p)] = Info(p)\n"),
+    # a recursion guard: each key removed in a finally of the call that added it, its object a parameter
+    "recursion_guard": ("_running = set()\ndef show(obj):\n    key = id(obj)\n    if key in _running:\n"
+                        "        return '...'\n    _running.add(key)\n    try:\n        return repr(obj)\n"
+                        "    finally:\n        _running.discard(key)\n"),
+    # the same, the whole set dropped in the finally
+    "guard_dropped_whole": ("class Ctx:\n    seen = None\nCTX = Ctx()\ndef walk(node):\n"
+                            "    CTX.seen = set() if CTX.seen is None else CTX.seen\n    CTX.seen.add(id(node))\n"
+                            "    try:\n        return [walk(c) for c in node.children if id(c) not in CTX.seen]\n"
+                            "    finally:\n        CTX.seen = None\n"),
     # torch.utils.weak.WeakIdRef's shape: a dead key equals no live one
     "weak_id_ref": ("import weakref\nclass IdRef(weakref.ref):\n    def __init__(self, key, callback=None):\n"
                     "        self._id = id(key)\n        super().__init__(key, callback)\n"
@@ -322,6 +336,11 @@ NOT_SAFE_CASES = {
     # the value is an object that does not keep it
     "value_wraps_its_size": ("class Info:\n    def __init__(self, param):\n        self.numel = param.numel()\n"
                              "_infos = {}\ndef track(p):\n    _infos[id(p)] = Info(p)\n"),
+    # the value hands it to a method that keeps only its size
+    "value_method_keeps_its_size": ("class Info:\n    def __init__(self, param):\n        self.sizes = []\n"
+                                    "        self._add([param])\n    def _add(self, tensors):\n"
+                                    "        for t in tensors:\n            self.sizes.append(t.numel())\n"
+                                    "_infos = {}\ndef track(p):\n    _infos[id(p)] = Info(p)\n"),
     # ids kept, their objects not
     "ids_without_their_objects": ("class Bucket:\n    def __init__(self):\n        self._count, self._ids = 0, set()\n"
                                   "    def add(self, p):\n        self._count += 1\n        self._ids.add(id(p))\n"
@@ -330,6 +349,16 @@ NOT_SAFE_CASES = {
     "same_object_drops_it": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
                              "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
                              "    def prune(self, p):\n        self._params.remove(p)\n"),
+    # a finally that removes another key than the one the call added
+    "finally_removes_another_key": ("_running = set()\ndef show(obj, other):\n    _running.add(id(obj))\n"
+                                    "    try:\n        return repr(obj)\n    finally:\n"
+                                    "        _running.discard(id(other))\n"),
+    # removed at the end, not in a finally: an exception leaves the entry behind
+    "removed_unless_it_raises": ("_running = set()\ndef show(obj):\n    _running.add(id(obj))\n"
+                                 "    text = repr(obj)\n    _running.discard(id(obj))\n    return text\n"),
+    # the keyed object is no parameter: nothing keeps it alive for the call
+    "guard_of_a_global": ("_running = set()\ndef show():\n    _running.add(id(CURRENT))\n    try:\n"
+                          "        return repr(CURRENT)\n    finally:\n        _running.discard(id(CURRENT))\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

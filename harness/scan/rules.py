@@ -400,6 +400,25 @@ def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
 
 
 
+def _key_put_into(node: ast.AST, name: str) -> ast.AST | None:
+    """The key ``node`` puts into the mapping ``name`` (``name.add(k)``, ``name[k] = v``, ...), else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+            and node.func.attr in ("add", "append", "setdefault", "__setitem__") and dotted(node.func.value) == name:
+        return node.args[0]
+    if isinstance(node, ast.Assign):
+        return next((t.slice for t in node.targets if isinstance(t, ast.Subscript) and dotted(t.value) == name), None)
+    return None
+
+
+def _removes_key(node: ast.AST, removes: re.Pattern, keys: set[str]) -> bool:
+    """``node`` removes one of ``keys`` (their text) from the mapping ``removes`` names, or every entry."""
+    if not _deletes(node, removes):
+        return False
+    if isinstance(node, ast.Delete):
+        return any(isinstance(t, ast.Subscript) and ast.unparse(t.slice) in keys for t in node.targets)
+    return last_name(node.func) == "clear" or bool(node.args) and ast.unparse(node.args[0]) in keys
+
+
 def _callbacks(call: ast.Call, weakref_names: set[str]) -> list[ast.AST]:
     """What a ``weakref.finalize(obj, func, *args)`` or ``ref(obj, callback)`` call (``weakref_names``:
     weak reference classes, a module's subclasses too) runs when obj dies."""
@@ -434,6 +453,28 @@ def _kept_in_field(node: ast.AST, obj: str, attr: str) -> str:
         return ""
     name = field.partition(".")[2] if field.startswith("self.") else ""
     return name if name and name != attr else ""
+
+
+def _keeps(fn: ast.AST, name: str, cls: ast.ClassDef, hops: int = 1) -> bool:
+    """Does method ``fn`` of ``cls`` keep its parameter ``name`` in a field of ``self``: itself, or each
+    element where ``name`` is a list of them (``for t in name: self.tensors.append(t)``), or by handing
+    it (alone or in a list) to another method of ``cls`` that does (``self._add_tensors([name])``)?"""
+    elements = {n.target.id for n in walk(fn) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+                and ast.unparse(n.iter) == name}
+    if any(_kept_in_field(n, held, "") for n in walk(fn) for held in {name, *elements}):
+        return True
+    if hops == 0:
+        return False
+    methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+    for call in (n for n in walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+        method = methods.get(call.func.attr) if dotted(call.func.value) == "self" else None
+        params = [a.arg for a in method.args.args][1:] if method else []
+        for param, arg in zip(params, call.args):
+            handed = ast.unparse(arg.elts[0]) if isinstance(arg, (ast.List, ast.Tuple)) and len(arg.elts) == 1 \
+                else ast.unparse(arg)
+            if handed == name and _keeps(method, param, cls, hops - 1):
+                return True
+    return False
 
 
 def _fresh(value: ast.AST) -> bool:
@@ -1258,8 +1299,7 @@ class ModuleScan:
                 continue
             params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
             bound = {**dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords if k.arg}}
-            if any(ast.unparse(arg) == obj and any(_kept_in_field(n, p, "") for n in walk(init))
-                   for p, arg in bound.items()):
+            if any(ast.unparse(arg) == obj and _keeps(init, p, cls) for p, arg in bound.items()):
                 return True
         return False
 
@@ -1311,6 +1351,35 @@ class ModuleScan:
                 return ""
             reasons.append(reason)
         return reasons[0]
+
+    def _gone_when_the_call_ends(self, uses: list[Use]) -> str:
+        """Why no entry outlives the call that puts it, or ``""``: wherever an entry is put, the function
+        that puts it holds the object whose id keys it as a parameter (alive on the stack for the call),
+        and a ``finally`` of that function removes from the mapping or drops it whole
+        (``repr_running.discard(key)``, ``CONTEXT.seen = None``): a recursion guard, not a cache."""
+        name = uses[0].mapping.partition("[")[0]
+        attr = name.rpartition(".")[2]
+        puts = [u for u in uses if u.how in ("written", "added")]
+        if not attr or not puts or any(u.path != self.path for u in puts):
+            return ""
+        removes = _removal(attr, any_entry=True)
+        for u in puts:
+            around = self._function_at(u.line)
+            if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return ""
+            params = {a.arg for a in around.args.posonlyargs + around.args.args + around.args.kwonlyargs}
+            keyed = {obj.partition(".")[0] for t in u.flow if (obj := _keyed_object(t[3]))}
+            if not keyed or not keyed <= params:
+                return ""
+            keys = {ast.unparse(k) for n in walk(around) if getattr(n, "lineno", 0) == u.line
+                    and (k := _key_put_into(n, name)) is not None}
+            final = [n for t in walk(around) if isinstance(t, ast.Try) for stmt in t.finalbody for n in walk(stmt)]
+            if not any(_removes_key(n, removes, keys) or (isinstance(n, ast.Assign)
+                                                         and any(dotted(t) == name for t in n.targets))
+                       for n in final):
+                return ""
+        return (f"a finally of the function that puts each entry removes it (or drops {name}) while its object, "
+                "a parameter, is alive: no entry outlives its call")
 
     def _function_at(self, line: int) -> ast.AST:
         """The innermost function whose body holds ``line`` (the module, outside every function)."""
@@ -1381,7 +1450,7 @@ class ModuleScan:
             own_weak_values = self.mapping_kind(dotted_text(name)) in WEAK_VALUE_MAPPINGS
             safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and (
                 self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
-                or self._held_by_the_same_object(uses) or (
+                or self._held_by_the_same_object(uses) or self._gone_when_the_call_ends(uses) or (
                     pinned and not own_weak_values and "another table keyed by the same id() holds the object"))
             lines = sorted({u.line for u in uses})
             where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
