@@ -27,6 +27,7 @@ CODES = {
     "ARH002": "functools cache over a tensor, or over a key built from its address",
     "ARH003": "WeakKeyDictionary keyed by tensors",
     "ARH004": "class that hashes by a tensor's address",
+    "ARH005": "an address or id remembered in a field or global, compared with another object's",
 }
 
 # What a key can be made of: (kind, label) pairs. The first four say *where* an
@@ -55,6 +56,8 @@ TENSOR_CONSTRUCTORS = {"tensor", "as_tensor", "from_numpy", "empty", "zeros", "o
 MAPPING_METHODS = {"get": "read", "__getitem__": "read", "pop": "popped", "__delitem__": "popped",
                    "setdefault": "written", "put": "written", "__setitem__": "written",
                    "move_to_end": "read", "__contains__": "tested", "add": "added", "discard": "popped"}
+# A value kept in a field or global and compared with an object's own later (ARH005), not a mapping.
+REMEMBERED = ("remembered", "compared")
 # Made fresh in the function that uses it: a local bound to one of these lives for one call.
 FRESH_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "Counter", "WeakValueDictionary",
                     "WeakKeyDictionary", "deque"}
@@ -398,6 +401,34 @@ def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
         return any(removes.search(ast.unparse(t)) for t in node.targets)
     return isinstance(node, ast.Call) and bool(removes.search(ast.unparse(node.func)))
 
+
+
+def _kept_beyond_the_call(node: ast.AST, scope) -> bool:
+    """Is ``node`` (``self._last``, ``Cache._last[0]``, a global) kept beyond the call, by itself?"""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) or isinstance(node, ast.Name) and not scope.is_local(node.id)
+
+
+def _of_now(node: ast.AST, scope) -> bool:
+    """Is ``node`` a value of now (a call's result, a local), not a kept one (``other.key``, a field) or
+    one made of kept ones (``self.storage_ptr + self.storage_size``)?"""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Call):
+        return True
+    if isinstance(node, ast.Name):
+        return scope.is_local(node.id)
+    return not isinstance(node, ast.Attribute) and any(_of_now(n, scope) for n in ast.iter_child_nodes(node))
+
+
+def _held_in(holder: ast.AST, cls: str) -> str:
+    """Where a remembered value is kept, one name for every way a class's code reaches it:
+    ``self._last[0]`` and ``Cache._last`` (in class ``Cache``) -> ``self._last``."""
+    while isinstance(holder, ast.Subscript):
+        holder = holder.value
+    text = ast.unparse(holder)
+    return f"self.{text.partition('.')[2]}" if cls and text.startswith(f"{cls}.") else text
 
 
 def _key_put_into(node: ast.AST, name: str) -> ast.AST | None:
@@ -974,9 +1005,12 @@ class ModuleScan:
     @staticmethod
     def mapping_uses(scope: Scope):
         """(mapping node, key node, how it is used, the node to report, stored value) for every use with a key."""
-        for node in scope.nodes:
+        asserted = set()  # an assert's test: a check that an address is unchanged asks about memory, reuses nothing
+        for node in scope.nodes:  # each node before its children
             kind = type(node)
-            if kind is ast.Subscript:
+            if kind is ast.Assert:
+                asserted.add(id(node.test))
+            elif kind is ast.Subscript:
                 how = {ast.Load: "read", ast.Store: "written", ast.Del: "popped"}[type(node.ctx)]
                 yield node.value, node.slice, how, node, None
             elif kind is ast.Call and isinstance(node.func, ast.Attribute) \
@@ -990,24 +1024,43 @@ class ModuleScan:
                         yield node.func.value, k, "written", node, v
             elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
                 yield node.comparators[0], node.left, "tested", node, None
+            elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
+                    and id(node) not in asserted:
+                # ``self._last_id != id(x)``: one side remembered, the other an object's now (ARH005)
+                yield node.left, node.comparators[0], "compared", node, None
+                yield node.comparators[0], node.left, "compared", node, None
             elif kind is ast.Assign:
                 for t in node.targets:
                     if isinstance(t, ast.Subscript):
                         yield t.value, t.slice, "written", t, node.value
+                target, value = node.targets[0], node.value
+                pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
+                    and len(target.elts) == len(value.elts) else [(target, value)]
+                for t, v in pairs if len(node.targets) == 1 else ():  # ``self._last_id = id(x)``, ``_p, _o = p, o``
+                    if isinstance(t, (ast.Attribute, ast.Name)):
+                        yield t, v, "remembered", node, v
 
     def _calls_and_uses(self, scope: Scope) -> None:
         cls = scope.cls.name if scope.cls is not None else ""
         seen = set()
         for mapping, key, how, at, stored in self.mapping_uses(scope):
-            if (id(at), how) in seen:
+            if (id(at), how, id(mapping)) in seen:
                 continue
-            seen.add((id(at), how))
+            seen.add((id(at), how, id(mapping)))
             parts, flow = self.value(key, scope)
             if not parts:
                 continue
             life = self.lifetime(mapping, scope)
             text = ast.unparse(mapping)
-            sink = self.step(at, f"{'key of' if how != 'added' else 'member of'} {text} ({how})")
+            if how in REMEMBERED:
+                # kept in a field or a global itself (not a local read from one), and compared with a value
+                # of now, not with another kept one (two fields of one object, a key class's __eq__)
+                kept = _kept_beyond_the_call(mapping, scope)
+                life = "persistent" if kept and (how == "remembered" or _of_now(key, scope)) else "local"
+                text = _held_in(mapping, cls)
+                sink = self.step(at, f"{text} ({how})")
+            else:
+                sink = self.step(at, f"{'key of' if how != 'added' else 'member of'} {text} ({how})")
             stored_text = ast.unparse(stored) if stored is not None else ""
             if life == "persistent":
                 if is_address(parts):
@@ -1428,6 +1481,12 @@ class ModuleScan:
             if (u.how == "argument" and u.path == self.path) or u.how == "local":
                 continue  # a functools cache of this module (its own rule below), or a container of one call
             groups.setdefault((u.how == "argument", u.path, u.cls, u.mapping), []).append(u)
+        for g in list(groups):
+            hows = {u.how for u in groups[g]}
+            if hows & set(REMEMBERED):  # a value kept and compared (ARH005), not a mapping
+                remembered = [u for u in groups.pop(g) if u.how in REMEMBERED]
+                if hows <= set(REMEMBERED):
+                    self._remembered_and_compared(remembered)
         # An id() key cannot be reused while the entry holds the object: in this mapping, or in another
         # mapping of the package that the same id() keys (a registry and its side tables). A guard, reported
         # as such: whether every entry goes when its object goes is for the audit to settle.
@@ -1483,6 +1542,69 @@ class ModuleScan:
                 found.safe = (f"its guards suggest {found.level}: a weak reference drops a dead object's entry and "
                               "the storage is compared afresh on a hit, so a reused address misses (static "
                               f"evidence: {found.audit or 'an audit of the cache'} settles it)")
+
+    def _remembered_and_compared(self, uses: list[Use]) -> None:
+        """ARH005: an address or id kept in a field or global (``self._last_id = id(x)``) and compared with
+        an object's own (``if self._last_id != id(y):``), a cache of one entry: once the first object is
+        freed, another at its address passes for it. Safe where the id is kept with its object (in the
+        value, or in another field set in the same function)."""
+        stored = [u for u in uses if u.how == "remembered"]
+        compared = [u for u in uses if u.how == "compared"]
+        if not stored or not compared:
+            return
+        uses = sorted(uses, key=lambda u: (u.line, u.col))
+        first, name = uses[0], uses[0].mapping
+        key_parts = Parts().union(*(u.parts for u in uses))
+        what = self._reused_what(key_parts)
+        lines = sorted({u.line for u in uses})
+        message = (f"{name} keeps the {what} of an object (line {stored[0].line}) and compares it with another's "
+                   f"(line {compared[0].line}): once the object is freed, its {what} can be given to another "
+                   "object, which then passes for it")
+        cls = self.classes.get(first.cls) if first.path == self.path else None
+        self._finding("ARH005", (first.path, first.line, first.col), message, key_parts,
+                      self.guards_of(uses, key_parts), cls, flow=stored[0].flow + compared[0].flow[-1:],
+                      why=f"a freed object's {what} can be given to another object", lines=lines)
+        self.findings[-1].safe = (what == "id()" and self._remembered_with_its_object(stored)
+                                  or self._rechecked_through_a_weak_reference(stored, compared)) or None
+
+    def _rechecked_through_a_weak_reference(self, stored: list[Use], compared: list[Use]) -> str:
+        """Why each comparison is a recheck of the same object, or ``""``: the function that keeps the value
+        also keeps a weak reference to its object in a field, and each comparing function reads it
+        (``storage = self.weakref()``): the comparison asks whether that object moved, not who it is."""
+        fields = set()
+        for u in stored:
+            objects = {obj for t in u.flow if (obj := _keyed_object(t[3]))}
+            fn = self._function_at(u.line)
+            weak = {dotted(t) for n in walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                    and isinstance(n.value, ast.Call) and last_name(n.value.func) in self.weakref_names
+                    and n.value.args and ast.unparse(n.value.args[0]) in objects
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if dotted(t).startswith("self.")}
+            if u.path != self.path or not weak:
+                return ""
+            fields |= weak
+        for u in compared:
+            fn = self._function_at(u.line)
+            if u.path != self.path or not any(isinstance(n, ast.Call) and dotted(n.func) in fields for n in walk(fn)):
+                return ""
+        return (f"the object is read back through its weak reference {sorted(fields)[0]}: the comparison rechecks "
+                "the same object (a dead one reads None)")
+
+    def _remembered_with_its_object(self, stored: list[Use]) -> str:
+        """Why each remembered id keeps its object, or ``""``: the value kept holds the object too
+        (``self._last = (id(x), x)``), or the function that keeps it keeps the object in another field."""
+        reasons = []
+        for u in stored:
+            objects = {obj for t in u.flow if (obj := _keyed_object(t[3]))}
+            if objects & {i.strip() for i in u.value.strip("()[]").split(",")}:
+                reasons.append(f"the value kept holds {sorted(objects)[0]} itself")
+                continue
+            attr = u.mapping.rpartition(".")[2]
+            fn = self._function_at(u.line)
+            holder = next((h for n in walk(fn) for obj in objects if (h := _kept_in_field(n, obj, attr))), "")
+            if u.path != self.path or not holder:
+                return ""
+            reasons.append(f"the same function keeps the object in self.{holder}")
+        return (reasons[0] + ": its id stays taken while it is kept") if reasons else ""
 
     def check_weak_key_dicts(self) -> None:
         """ARH003: a WeakKeyDictionary keyed by tensors compares keys with the tensor's ==."""
