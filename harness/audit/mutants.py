@@ -282,7 +282,9 @@ EXCLUDED = {frozenset(pair) for pair in [("requires grad", "not floating"), ("re
     frozenset(("requires grad", f"dtype {name}")) for name in DTYPES if not gradable(getattr(torch, name))} | {
     # only a complex tensor has a conj bit
     frozenset(("conj bit", name)) for name in ATOMS["dtype"] if (name.startswith("dtype ") and "complex" not in name)
-    or name == "1-byte items"}
+    or name == "1-byte items"} | {
+    # torch cannot read bool, float8 or uint16-64 negated: no such tensor has a neg bit
+    frozenset(("neg bit", f"dtype {name}")) for name in DTYPES if name not in NEGATABLE}
 
 # A guard skipped only where it compares nothing, for the reference: the predicate fixes
 # the very field the guard compares, or the obligation the guard serves cannot arise where it

@@ -46,7 +46,9 @@ SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "uni
           "4d": (2, 3, 2, 2), "4d odd": (3, 3, 1, 5), "5d": (1, 2, 3, 2, 2), "5d odd": (3, 1, 3, 1, 5),
           "6d": (1, 2, 1, 3, 1, 2), "8d": (1, 2, 1, 2, 1, 2, 1, 3), "square": (5, 5), "wide": (2, 1025),
           "text embedding": (2, 77, 768),  # a text encoder's output, with CFG
-          "large odd": (3, 37, 37)}
+          "large odd": (3, 37, 37),
+          # an image latent (channels_last meets more than 4,096 elements) and a video latent (channels_last_3d)
+          "image latent": (1, 4, 64, 64), "video latent": (1, 4, 5, 32, 32)}
 # Memory layouts, with the ranks each exists in.
 LAYOUTS = {"contiguous": range(0, 9), "transposed": range(2, 9), "every other": range(1, 9),
            "expanded": range(1, 9), "channels_last": (4,), "channels_last_3d": (5,)}
