@@ -1,0 +1,56 @@
+# opt_einsum/sharing.py: transpose_cache_wrap memoizes transpose in the sharing cache
+import contextlib
+import threading
+from collections import defaultdict
+
+_SHARING_STACK = defaultdict(list)
+
+
+def currently_sharing():
+    return threading.get_ident() in _SHARING_STACK
+
+
+def get_sharing_cache():
+    return _SHARING_STACK[threading.get_ident()][-1]
+
+
+@contextlib.contextmanager
+def shared_intermediates(cache=None):
+    if cache is None:
+        cache = {}
+    _SHARING_STACK[threading.get_ident()].append(cache)
+    try:
+        yield cache
+    finally:
+        tid = threading.get_ident()
+        _SHARING_STACK[tid].pop()
+        if not _SHARING_STACK[tid]:
+            del _SHARING_STACK[tid]
+
+
+def _save_tensors(*tensors):
+    cache = get_sharing_cache()
+    for tensor in tensors:
+        cache["tensor", id(tensor)] = tensor
+
+
+def _memoize(key, fn, *args, **kwargs):
+    cache = get_sharing_cache()
+    if key in cache:  # corpus: sink
+        return cache[key]  # corpus: sink
+    result = fn(*args, **kwargs)
+    cache[key] = result  # corpus: sink
+    return result
+
+
+def transpose_cache_wrap(transpose):
+    def cached_transpose(a, axes, backend="numpy"):
+        if not currently_sharing():
+            return transpose(a, axes, backend=backend)
+
+        _save_tensors(a)
+        axes = tuple(axes)
+        key = "transpose", backend, id(a), axes  # corpus: sink
+        return _memoize(key, transpose, a, axes, backend=backend)
+
+    return cached_transpose
