@@ -606,13 +606,19 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         obligations.append((Level.L0, "cache.clear()\nhygiene((len(cache) == 0, 'entries held after clear()'), "
                                       "(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
                                       "where='clear()')"))
-    if contract == "lru" and 2 <= max_size <= FILLED:  # in the cache just cleared, filled to its bound again
+    if contract == "lru":  # in the cache just cleared, filled to its bound again
+        # A cache of one entry has no recency, and one above FILLED is not filled: there, recency is
+        # judged in a new cache of 3 (the rest of the row as it is), so that it meets every value.
+        size = max_size if 2 <= max_size <= FILLED else 3
+        side = "" if size == max_size else (f"global cache, max_size\nmax_size = {size}  # recency in a cache of "
+                                            f"{size} (see MAX_SIZES)\n"
+                                            f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))\n")
         # Put through the source itself, hit once the row's way: a cache keyed by the object
         # never hits through a new one, and then there is no recency to judge.
         through_new = row["lookup"] != "the source"
-        obligations.append((Level.L0, f"a = make(SLOT, 20, S)\nlook(a, 'recency: the source')\nkept.append(a)\n"
-                                      f"fill({max_size - 1}, 'recency')\n"
-                                      f"fresh = hits({looked('a')}, 'recency: after {max_size - 1} others')\n"
+        obligations.append((Level.L0, f"{side}a = make(SLOT, 20, S)\nlook(a, 'recency: the source')\nkept.append(a)\n"
+                                      f"fill({size - 1}, 'recency')\n"
+                                      f"fresh = hits({looked('a')}, 'recency: after {size - 1} others')\n"
                                       f"if fresh or not {through_new}:\n"
                                       f"    fill(1, 'recency')\n"
                                       f"    kept_it = hits({looked('a')}, 'recency: after one more')\n"
