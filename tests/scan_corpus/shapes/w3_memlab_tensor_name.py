@@ -1,4 +1,4 @@
-# pytorch_memlab/mem_reporter.py: MemReporter names tensors through a per-reporter id table
+# pytorch_memlab/mem_reporter.py: MemReporter.tensor_name, keyed by id() of tensors, gradients and optimizer states
 import gc
 import math
 from collections import defaultdict
@@ -50,7 +50,6 @@ class MemReporter():
             self.device_mapping[t.device].append(t)
 
     def get_stats(self):
-        visited_data = {}
         self.device_tensor_stat.clear()
 
         def get_tensor_stat(tensor):
@@ -58,12 +57,6 @@ class MemReporter():
             numel = tensor.numel()
             memory_size = math.ceil(tensor.untyped_storage().size() * tensor.element_size()
                                     / PYTORCH_MIN_ALLOCATE) * PYTORCH_MIN_ALLOCATE
-            data_ptr = tensor.untyped_storage().data_ptr()
-            if data_ptr in visited_data:  # corpus: sink
-                name = '{}(->{})'.format(name, visited_data[data_ptr])  # corpus: sink
-                memory_size = 0
-            else:
-                visited_data[data_ptr] = name  # corpus: sink
             size = tuple(tensor.size())
             return [(name, size, numel, memory_size)]
 
