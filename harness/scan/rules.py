@@ -422,6 +422,13 @@ def _of_now(node: ast.AST, scope) -> bool:
     return not isinstance(node, ast.Attribute) and any(_of_now(n, scope) for n in ast.iter_child_nodes(node))
 
 
+def _last_part(node: ast.AST) -> str:
+    """``self._cache[0]`` -> ``_cache``; ``_last`` -> ``_last``; else ``""``."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
 def _held_in(holder: ast.AST, cls: str) -> str:
     """Where a remembered value is kept, one name for every way a class's code reaches it:
     ``self._last[0]`` and ``Cache._last`` (in class ``Cache``) -> ``self._last``."""
@@ -536,6 +543,7 @@ class ModuleScan:
         self.assignments: list[ast.AST] = []
         self.functools_cache = False  # ``from functools import cache``
         self.module_names: set[str] = set()  # names bound by ``import x`` / ``import x.y as z``
+        self.compared: set[str] = set()  # names (a field's last part) compared with == or != here (ARH005)
         self._collect(tree, self.scopes[0], None)
         for scope in self.scopes:
             scope.finish()
@@ -592,6 +600,8 @@ class ModuleScan:
                     self.functools_cache |= any(a.name == "cache" for a in node.names)
                 elif kind is ast.Import:
                     self.module_names.update(a.asname or a.name.partition(".")[0] for a in node.names)
+                elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+                    self.compared.update(_last_part(side) for side in (node.left, node.comparators[0]))
                 stack.extend(child_nodes(node))
 
     def step(self, node: ast.AST, text: str) -> Step:
@@ -1002,8 +1012,7 @@ class ModuleScan:
             return "persistent" if getter else "local"
         return "local"
 
-    @staticmethod
-    def mapping_uses(scope: Scope):
+    def mapping_uses(self, scope: Scope):
         """(mapping node, key node, how it is used, the node to report, stored value) for every use with a key."""
         asserted = set()  # an assert's test: a check that an address is unchanged asks about memory, reuses nothing
         for node in scope.nodes:  # each node before its children
@@ -1027,8 +1036,9 @@ class ModuleScan:
             elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
                     and id(node) not in asserted:
                 # ``self._last_id != id(x)``: one side remembered, the other an object's now (ARH005)
-                yield node.left, node.comparators[0], "compared", node, None
-                yield node.comparators[0], node.left, "compared", node, None
+                for held, now in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                    if _kept_beyond_the_call(held, scope) and _of_now(now, scope):
+                        yield held, now, "compared", node, None
             elif kind is ast.Assign:
                 for t in node.targets:
                     if isinstance(t, ast.Subscript):
@@ -1037,7 +1047,8 @@ class ModuleScan:
                 pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
                     and len(target.elts) == len(value.elts) else [(target, value)]
                 for t, v in pairs if len(node.targets) == 1 else ():  # ``self._last_id = id(x)``, ``_p, _o = p, o``
-                    if isinstance(t, (ast.Attribute, ast.Name)):
+                    if isinstance(t, (ast.Attribute, ast.Name)) and _last_part(t) in self.compared \
+                            and _kept_beyond_the_call(t, scope):
                         yield t, v, "remembered", node, v
 
     def _calls_and_uses(self, scope: Scope) -> None:
@@ -1059,6 +1070,10 @@ class ModuleScan:
                 life = "persistent" if kept and (how == "remembered" or _of_now(key, scope)) else "local"
                 text = _held_in(mapping, cls)
                 sink = self.step(at, f"{text} ({how})")
+                if life == "persistent" and is_address(parts):  # within the function: not in its summary
+                    self.uses.append(Use(self.path, at.lineno, at.col_offset + 1, how, text, cls,
+                                         without_params(parts), flow + (sink,), ast.unparse(stored) if stored else ""))
+                continue
             else:
                 sink = self.step(at, f"{'key of' if how != 'added' else 'member of'} {text} ({how})")
             stored_text = ast.unparse(stored) if stored is not None else ""
@@ -1482,11 +1497,12 @@ class ModuleScan:
                 continue  # a functools cache of this module (its own rule below), or a container of one call
             groups.setdefault((u.how == "argument", u.path, u.cls, u.mapping), []).append(u)
         for g in list(groups):
-            hows = {u.how for u in groups[g]}
-            if hows & set(REMEMBERED):  # a value kept and compared (ARH005), not a mapping
-                remembered = [u for u in groups.pop(g) if u.how in REMEMBERED]
-                if hows <= set(REMEMBERED):
-                    self._remembered_and_compared(remembered)
+            remembered = [u for u in groups[g] if u.how in REMEMBERED]  # a value kept and compared (ARH005)
+            if remembered:
+                self._remembered_and_compared(remembered)
+                groups[g] = [u for u in groups[g] if u.how not in REMEMBERED]  # its uses as a mapping, if any
+                if not groups[g]:
+                    del groups[g]
         # An id() key cannot be reused while the entry holds the object: in this mapping, or in another
         # mapping of the package that the same id() keys (a registry and its side tables). A guard, reported
         # as such: whether every entry goes when its object goes is for the audit to settle.

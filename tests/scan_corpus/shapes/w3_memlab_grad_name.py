@@ -1,4 +1,4 @@
-# pytorch_memlab/mem_reporter.py: MemReporter.tensor_name, keyed by id() of tensors, gradients and optimizer states
+# pytorch_memlab/mem_reporter.py: MemReporter.get_stats names parameter gradients by id
 import gc
 import math
 from collections import defaultdict
@@ -33,13 +33,6 @@ class MemReporter():
             self.tensor_name[tensor_id] = name  # corpus: sink
             self.name_idx += 1
         return name
-
-    def add_optimizer(self, optimizer):
-        optimizer_name = optimizer.__class__.__name__
-        for param, states in optimizer.state.items():
-            param_name = self.tensor_name[id(param)]  # corpus: sink
-            for name, tensor in states.items():
-                self.tensor_name[id(tensor)] = f'{optimizer_name}.{param_name}.{name}'  # corpus: sink
 
     def collect_tensor(self):
         if self.pre_collect:
