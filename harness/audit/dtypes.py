@@ -47,7 +47,7 @@ def _defined() -> list[torch.dtype]:
 
 
 LEFT_OUT = {name_of(d): why for d in _defined() if (why := _why_left_out(d)) is not None}
-DTYPES = EVERYDAY + tuple(name_of(d) for d in _defined() if name_of(d) not in LEFT_OUT and name_of(d) not in EVERYDAY)
+DTYPES = EVERYDAY + tuple(name for name in map(name_of, _defined()) if name not in LEFT_OUT and name not in EVERYDAY)
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,6 +92,6 @@ def alike(dtype: torch.dtype, among: tuple = DTYPES) -> list[torch.dtype]:
 
 
 # One dtype of the same item size to read a source as (``.view(sibling)``), the most alike.
-SIBLING = {name: name_of(alike(getattr(torch, name))[0]) for name in DTYPES if alike(getattr(torch, name))}
+SIBLING = {name: name_of(others[0]) for name in DTYPES if (others := alike(getattr(torch, name)))}
 
 __all__ = ["DTYPES", "EVERYDAY", "LEFT_OUT", "NEGATABLE", "SIBLING", "alike", "gradable", "kind", "name_of", "readable"]

@@ -386,6 +386,16 @@ def _keyed_object(step_text: str) -> str:
     return (match[1] or match[2]) if match else ""
 
 
+def _keyed_objects(use) -> set[str]:
+    """The objects whose address or id the steps of ``use``'s flow read (``_keyed_object`` of each)."""
+    return {obj for t in use.flow if (obj := _keyed_object(t[3]))}
+
+
+def _items(value: str) -> set[str]:
+    """What a stored value's text holds at its top level: ``(x, v)`` -> ``{"x", "v"}``."""
+    return {i.strip() for i in value.strip("()[]").split(",")}
+
+
 def _removal(name: str, owner: str = "", any_entry: bool = False) -> re.Pattern:
     """Text that removes an entry from the mapping ``name`` (``owner.name`` when given): ``.pop``,
     ``.__delitem__``, ``.discard``, ``.remove``, or a subscript (as a ``del`` target); with
@@ -403,18 +413,23 @@ def _deletes(node: ast.AST, removes: re.Pattern) -> bool:
 
 
 
-def _kept_beyond_the_call(node: ast.AST, scope) -> bool:
-    """Is ``node`` (``self._last``, ``Cache._last[0]``, a global) kept beyond the call, by itself?"""
+def _unsubscripted(node: ast.AST) -> ast.AST:
+    """``self._last[0][1]`` -> ``self._last``."""
     while isinstance(node, ast.Subscript):
         node = node.value
+    return node
+
+
+def _kept_beyond_the_call(node: ast.AST, scope) -> bool:
+    """Is ``node`` (``self._last``, ``Cache._last[0]``, a global) kept beyond the call, by itself?"""
+    node = _unsubscripted(node)
     return isinstance(node, ast.Attribute) or isinstance(node, ast.Name) and not scope.is_local(node.id)
 
 
 def _of_now(node: ast.AST, scope) -> bool:
     """Is ``node`` a value of now (a call's result, a local), not a kept one (``other.key``, a field) or
     one made of kept ones (``self.storage_ptr + self.storage_size``)?"""
-    while isinstance(node, ast.Subscript):
-        node = node.value
+    node = _unsubscripted(node)
     if isinstance(node, ast.Call):
         return True
     if isinstance(node, ast.Name):
@@ -424,17 +439,14 @@ def _of_now(node: ast.AST, scope) -> bool:
 
 def _last_part(node: ast.AST) -> str:
     """``self._cache[0]`` -> ``_cache``; ``_last`` -> ``_last``; else ``""``."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
+    node = _unsubscripted(node)
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def _held_in(holder: ast.AST, cls: str) -> str:
     """Where a remembered value is kept, one name for every way a class's code reaches it:
     ``self._last[0]`` and ``Cache._last`` (in class ``Cache``) -> ``self._last``."""
-    while isinstance(holder, ast.Subscript):
-        holder = holder.value
-    text = ast.unparse(holder)
+    text = ast.unparse(_unsubscripted(holder))
     return f"self.{text.partition('.')[2]}" if cls and text.startswith(f"{cls}.") else text
 
 
@@ -984,9 +996,7 @@ class ModuleScan:
 
     def lifetime(self, mapping: ast.AST, scope: Scope, seen: frozenset = frozenset()) -> str:
         """``persistent`` (outlives the call), ``local``, or ``param:NAME`` (the caller's mapping)."""
-        root = mapping
-        while isinstance(root, ast.Subscript):
-            root = root.value
+        root = _unsubscripted(mapping)
         if isinstance(root, ast.Name):
             name = root.id
             if not scope.is_local(name):
@@ -1061,21 +1071,16 @@ class ModuleScan:
             parts, flow = self.value(key, scope)
             if not parts:
                 continue
+            if how in REMEMBERED:  # kept in a field or global (mapping_uses yields no other): ARH005
+                text = _held_in(mapping, cls)
+                if is_address(parts):  # within the function: not in its summary
+                    self.uses.append(Use(self.path, at.lineno, at.col_offset + 1, how, text, cls,
+                                         without_params(parts), flow + (self.step(at, f"{text} ({how})"),),
+                                         ast.unparse(stored) if stored else ""))
+                continue
             life = self.lifetime(mapping, scope)
             text = ast.unparse(mapping)
-            if how in REMEMBERED:
-                # kept in a field or a global itself (not a local read from one), and compared with a value
-                # of now, not with another kept one (two fields of one object, a key class's __eq__)
-                kept = _kept_beyond_the_call(mapping, scope)
-                life = "persistent" if kept and (how == "remembered" or _of_now(key, scope)) else "local"
-                text = _held_in(mapping, cls)
-                sink = self.step(at, f"{text} ({how})")
-                if life == "persistent" and is_address(parts):  # within the function: not in its summary
-                    self.uses.append(Use(self.path, at.lineno, at.col_offset + 1, how, text, cls,
-                                         without_params(parts), flow + (sink,), ast.unparse(stored) if stored else ""))
-                continue
-            else:
-                sink = self.step(at, f"{'key of' if how != 'added' else 'member of'} {text} ({how})")
+            sink = self.step(at, f"{'key of' if how != 'added' else 'member of'} {text} ({how})")
             stored_text = ast.unparse(stored) if stored is not None else ""
             if life == "persistent":
                 if is_address(parts):
@@ -1295,7 +1300,7 @@ class ModuleScan:
         """Why an entry keeps its key's object from being freed, or ``""``: a value that holds the object
         (``m[id(x)] = x``, ``m[t.data_ptr()] = (t, out)``), a weak-valued mapping whose value is the object
         (the entry dies with it), or a weak reference to it checked with ``is`` on the hit."""
-        objects = {obj for u in uses for t in u.flow if (obj := _keyed_object(t[3]))}
+        objects = set().union(*map(_keyed_objects, uses))
         if not objects:
             return ""
         weak_values = self.mapping_kind(dotted_text(uses[0].mapping)) in WEAK_VALUE_MAPPINGS
@@ -1303,7 +1308,7 @@ class ModuleScan:
         for u in uses:
             if not u.value:
                 continue
-            held = objects & {i.strip() for i in u.value.strip("()[]").split(",")} or {
+            held = objects & _items(u.value) or {
                 obj for obj in objects if self._wrapper_holds(u.value, obj)}
             if held and weak_values:
                 return f"the entry's value is {sorted(held)[0]} itself, held weakly: the entry dies with it"
@@ -1409,7 +1414,7 @@ class ModuleScan:
         for u in puts:
             around = self._function_at(u.line)
             # the weak reference must watch the object whose id keys this entry, not another one
-            watched = {obj for t in u.flow if (obj := _keyed_object(t[3]))}
+            watched = _keyed_objects(u)
             reason = next((f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object dies"
                            for node in walk(around) if isinstance(node, ast.Call) and len(node.args) >= 2
                            and ast.unparse(node.args[0]) in watched
@@ -1436,7 +1441,7 @@ class ModuleScan:
             if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return ""
             params = {a.arg for a in around.args.posonlyargs + around.args.args + around.args.kwonlyargs}
-            keyed = {obj.partition(".")[0] for t in u.flow if (obj := _keyed_object(t[3]))}
+            keyed = {obj.partition(".")[0] for obj in _keyed_objects(u)}
             if not keyed or not keyed <= params:
                 return ""
             keys = {ast.unparse(k) for n in walk(around) if getattr(n, "lineno", 0) == u.line
@@ -1589,7 +1594,7 @@ class ModuleScan:
         (``storage = self.weakref()``): the comparison asks whether that object moved, not who it is."""
         fields = set()
         for u in stored:
-            objects = {obj for t in u.flow if (obj := _keyed_object(t[3]))}
+            objects = _keyed_objects(u)
             fn = self._function_at(u.line)
             weak = {dotted(t) for n in walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))
                     and isinstance(n.value, ast.Call) and last_name(n.value.func) in self.weakref_names
@@ -1610,8 +1615,8 @@ class ModuleScan:
         (``self._last = (id(x), x)``), or the function that keeps it keeps the object in another field."""
         reasons = []
         for u in stored:
-            objects = {obj for t in u.flow if (obj := _keyed_object(t[3]))}
-            if objects & {i.strip() for i in u.value.strip("()[]").split(",")}:
+            objects = _keyed_objects(u)
+            if objects & _items(u.value):
                 reasons.append(f"the value kept holds {sorted(objects)[0]} itself")
                 continue
             attr = u.mapping.rpartition(".")[2]
