@@ -357,6 +357,14 @@ NOT_SAFE_CASES = {
     "finally_removes_another_key": ("_running = set()\ndef show(obj, other):\n    _running.add(id(obj))\n"
                                     "    try:\n        return repr(obj)\n    finally:\n"
                                     "        _running.discard(id(other))\n"),
+    # put after the try whose finally removes it: the entry outlives the call
+    "put_after_the_finally": ("_running = set()\ndef show(obj):\n    key = id(obj)\n    try:\n"
+                              "        text = repr(obj)\n    finally:\n        _running.discard(key)\n"
+                              "    _running.add(key)\n    return text\n"),
+    # a return between the put and the try: that path leaves the entry behind
+    "return_before_the_try": ("_running = set()\ndef show(obj, quick):\n    _running.add(id(obj))\n"
+                              "    if quick:\n        return '...'\n    try:\n        return repr(obj)\n"
+                              "    finally:\n        _running.discard(id(obj))\n"),
     # removed at the end, not in a finally: an exception leaves the entry behind
     "removed_unless_it_raises": ("_running = set()\ndef show(obj):\n    _running.add(id(obj))\n"
                                  "    text = repr(obj)\n    _running.discard(id(obj))\n    return text\n"),

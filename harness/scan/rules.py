@@ -505,6 +505,23 @@ def _kept_in_field(node: ast.AST, obj: str, attr: str) -> str:
     return name if name and name != attr else ""
 
 
+def _tries_guarding(fn: ast.AST, line: int) -> list[ast.Try]:
+    """The ``try`` statements of ``fn`` whose ``finally`` runs whenever the statement at ``line`` has:
+    it is in the ``try`` body, or it is the statement just before the ``try`` (``s.add(k)``, then
+    ``try: ... finally: s.discard(k)``). A put after the ``try``, or before it with other statements
+    between (a ``return`` there leaves the entry), is not guarded."""
+    def spans(stmt):
+        return stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)
+    guarding = []
+    for block in (b for n in walk(fn) for b in (getattr(n, "body", None), getattr(n, "orelse", None))
+                  if isinstance(b, list)):
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, ast.Try) and stmt.finalbody and (
+                    any(spans(b) for b in stmt.body) or i and spans(block[i - 1])):
+                guarding.append(stmt)
+    return guarding
+
+
 def _keeps(fn: ast.AST, name: str, cls: ast.ClassDef, hops: int = 1) -> bool:
     """Does method ``fn`` of ``cls`` keep its parameter ``name`` in a field of ``self``: itself, or each
     element where ``name`` is a list of them (``for t in name: self.tensors.append(t)``), or by handing
@@ -1446,7 +1463,7 @@ class ModuleScan:
                 return ""
             keys = {ast.unparse(k) for n in walk(around) if getattr(n, "lineno", 0) == u.line
                     and (k := _key_put_into(n, name)) is not None}
-            final = [n for t in walk(around) if isinstance(t, ast.Try) for stmt in t.finalbody for n in walk(stmt)]
+            final = [n for t in _tries_guarding(around, u.line) for stmt in t.finalbody for n in walk(stmt)]
             if not any(_removes_key(n, removes, keys) or (isinstance(n, ast.Assign)
                                                          and any(dotted(t) == name for t in n.targets))
                        for n in final):
