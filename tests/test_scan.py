@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import sys
 import time
@@ -25,6 +26,7 @@ from harness.__main__ import main
 from harness.scan import scan_paths
 from harness.scan.formats import sarif
 from harness.scan.rules import CODES
+from harness.scan.workers import WorkerDied, Workers
 
 # Every test here is core_model except the scan of the installed torch package (about a minute of CPU).
 pytestmark = [pytest.mark.cpu]
@@ -223,6 +225,36 @@ def test_workers_change_nothing():
     def key(result):
         return [(f.path, f.line, f.col, f.code, f.message, f.level) for f in result.findings]
     assert key(scan_paths([str(CASES)], workers=2)) == key(scan_paths([str(CASES)], workers=1))
+
+
+def _pid(_job) -> int:
+    return os.getpid()
+
+
+def _dies(_job) -> None:
+    os._exit(9)
+
+
+def _fails(_job) -> None:
+    raise LookupError("a bug in the scan")
+
+
+@core_model
+def test_a_file_read_again_goes_to_the_worker_that_holds_its_tree():
+    keys = [f"file{i}.py" for i in range(40)]
+    with Workers(2) as workers:
+        first = workers.map(_pid, keys, keys)
+        again = workers.map(_pid, keys[::3], keys[::3])
+    assert len(set(first)) == 2, "both workers took jobs in the first pass"
+    assert again == first[::3]
+
+
+@core_model
+def test_a_worker_that_dies_or_fails_is_an_error_not_a_hang():
+    with pytest.raises(WorkerDied, match="ended without answering"), Workers(2) as workers:
+        workers.map(_dies, [1, 2], ["a.py", "b.py"])
+    with pytest.raises(LookupError, match="a bug in the scan"), Workers(2) as workers:
+        workers.map(_fails, [1], ["a.py"])
 
 
 @core_model

@@ -12,7 +12,8 @@ whether the run confirmed it (``harness.scan.confirm``); the exit status stays t
 Exit status: 0 nothing found; 1 findings; 4 some input could not be read (a file that
 does not parse, is binary, too large or unreadable, a broken or looping link, a path that
 does not exist), added to 0 or 1 (so 5: findings, and inputs skipped); 2 nothing could be
-scanned (no path exists) or a usage error.
+scanned (no path exists) or a usage error; 3 the scan itself failed (a worker process died,
+out of memory perhaps): one line, no findings printed.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ import sys
 from harness.scan.formats import FORMATS
 from harness.scan.rules import CODES, Finding
 from harness.scan.runner import ScanError, ScanResult, scan_paths
+from harness.scan.workers import WorkerDied
 
 FINDINGS = 1  # exit status bits
 SKIPPED = 4
+FAILED = 3
 
 __all__ = ["CODES", "Finding", "ScanError", "ScanResult", "add_arguments", "main", "scan_paths"]
 
@@ -68,6 +71,9 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         result = scan_paths(args.paths, tuple(args.exclude), args.jobs)
     except ScanError as exc:
         parser.error(str(exc))
+    except WorkerDied as exc:
+        print(f"{parser.prog}: {exc}; --jobs 1 reads every file in this process", file=sys.stderr)
+        return FAILED
     if command:
         from harness.sanitize.command import run_sanitized, say_how_it_ran
         from harness.scan.confirm import judge

@@ -192,19 +192,24 @@ def last_name(node: ast.AST) -> str:
     return dotted(node).rsplit(".", 1)[-1]
 
 
-def child_nodes(node: ast.AST):
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes`` without the Load/Store markers: the scan visits every node of
     thousands of files, and a third of them are those markers."""
-    for name in node._fields:
-        if name == "ctx":
-            continue
+    kind = type(node)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name != "ctx")
+    found = []
+    for name in names:
         value = getattr(node, name, None)
         if isinstance(value, ast.AST):
-            yield value
+            found.append(value)
         elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    yield item
+            found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
 
 
 def walk(root: ast.AST) -> list[ast.AST]:
@@ -322,6 +327,10 @@ class Scope:
         # A parameter annotated as a tensor and re-bound in the body (``device = device.device``)
         # may no longer be one.
         self.tensors |= self.annotated - self.assigned
+        # The nodes each round of the module's fixed point reads again: those that bind a name, and returns.
+        self.binding = [n for n in self.nodes if type(n) in BINDING or type(n) is ast.Call and _fills_a_list(n)]
+        self.returns = [n for n in self.nodes if type(n) is ast.Return]
+        self.mapping_uses: list | None = None  # found once, by ModuleScan.mapping_uses
         self.env: dict[str, Parts] = {}
         self.flows: dict[str, Flow] = {}
         # A function that returns one of its nested functions (a decorator, a factory) keeps
@@ -342,6 +351,16 @@ class Scope:
             scope = scope.parent
         return False
 
+
+
+# The statements that bind a name, as ``ModuleScan._fill_env`` reads them.
+BINDING = {ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension}
+
+
+def _fills_a_list(call: ast.Call) -> bool:
+    """``key_parts.append(id(arg))``."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr in FILL_METHODS \
+        and isinstance(call.func.value, ast.Name) and bool(call.args)
 
 
 def _names_in(scope: Scope) -> frozenset:
@@ -601,7 +620,7 @@ class ModuleScan:
         bodies = [(root, scope, cls)]  # the module, then each function and class met on the way
         while bodies:
             root, scope, cls = bodies.pop()
-            stack = list(child_nodes(root))
+            stack = child_nodes(root)
             while stack:
                 node = stack.pop()
                 scope.nodes.append(node)
@@ -921,7 +940,7 @@ class ModuleScan:
                     scope.flows[p] = (self.step(scope.node, f"parameter {p} of {scope.qualname}()"),)
                     if POINTER_NAME.fullmatch(p):  # a callback handed an address (``on_alloc(data_ptr)``)
                         scope.env[p] |= {("address", "a parameter named as a pointer")}
-        for node in scope.nodes:
+        for node in scope.binding:
             kind = type(node)
             if kind is ast.Assign:
                 for target in node.targets:
@@ -930,8 +949,7 @@ class ModuleScan:
                 self._assign(scope, node.target, node.value, node)
             elif kind is ast.AugAssign:
                 self._assign(scope, node.target, ast.Tuple(elts=[node.target, node.value], ctx=ast.Load()), node)
-            elif kind is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr in FILL_METHODS \
-                    and isinstance(node.func.value, ast.Name) and node.args:
+            elif kind is ast.Call:
                 # ``key_parts.append(id(arg))``: the list holds what is appended (a caller's list, too)
                 target = node.func.value.id
                 parts, flow = self.join(self.value(a, scope) for a in node.args)
@@ -944,13 +962,13 @@ class ModuleScan:
                 self._assign(scope, node.target, node.iter, node if kind is not ast.comprehension else node.iter)
 
     def _summarise(self, scope: Scope) -> None:
-        returned = [self.value(n.value, scope) for n in scope.nodes if isinstance(n, ast.Return) and n.value]
+        returned = [self.value(n.value, scope) for n in scope.returns if n.value]
         parts, flow = self.join(returned)
         summary = scope.summary
         if not summary.returns_persistent:
             summary.returns_persistent = any(
-                isinstance(n, ast.Return) and isinstance(n.value, (ast.Name, ast.Attribute, ast.Subscript))
-                and self.lifetime(n.value, scope) == "persistent" for n in scope.nodes) \
+                isinstance(n.value, (ast.Name, ast.Attribute, ast.Subscript))
+                and self.lifetime(n.value, scope) == "persistent" for n in scope.returns) \
                 or any(self._is_functools_cache(d) for d in scope.node.decorator_list)
         if parts - summary.returns:
             summary.returns = summary.returns | parts
@@ -1039,8 +1057,14 @@ class ModuleScan:
             return "persistent" if getter else "local"
         return "local"
 
-    def mapping_uses(self, scope: Scope):
-        """(mapping node, key node, how it is used, the node to report, stored value) for every use with a key."""
+    def mapping_uses(self, scope: Scope) -> list[tuple]:
+        """(mapping node, key node, how it is used, the node to report, stored value) for every use with a
+        key. They depend on the function's nodes alone: found once, read in every round."""
+        if scope.mapping_uses is None:
+            scope.mapping_uses = list(self._find_mapping_uses(scope))
+        return scope.mapping_uses
+
+    def _find_mapping_uses(self, scope: Scope):
         asserted = set()  # an assert's test: a check that an address is unchanged asks about memory, reuses nothing
         for node in scope.nodes:  # each node before its children
             kind = type(node)

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import gc
 import os
 import re
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from harness.scan.rules import UNIQUE_METHOD, Finding, ModuleScan, Summary, is_address
+from harness.scan.workers import Workers
 
 # Directories skipped while walking (a path named on the command line is always read).
 SKIPPED_DIRS = (".*", "__pycache__", "venv", "site-packages", "node_modules")
@@ -40,6 +40,9 @@ ATTRIBUTE = re.compile(rb"\.([A-Za-z_]\w*)")
 MAX_FILE_BYTES = 5_000_000  # larger files are generated tables, not code with caches
 PASSES = 3
 PARALLEL_FROM = 32  # fewer files than this are scanned in this process: starting workers costs more
+# The source, tree and facts of each file analysed in this process during a scan (a worker's, or the
+# scan's own with one worker): a later pass reads it again without parsing it again.
+_KEPT: dict[str, tuple[bytes, ast.Module, dict]] = {}
 
 
 class ScanError(Exception):
@@ -189,12 +192,8 @@ def apply_noqa_files(findings: list[Finding], path: str, source: bytes) -> None:
         apply_noqa(found, text.decode("utf-8", "replace").splitlines())
 
 
-def scan_file(path: str, imported: dict[str, Summary] | None = None,
-              fields: dict | None = None, pinned: frozenset = frozenset(), analyse: bool = False) -> FileResult:
-    """One file: parse, apply the rules (to a file that reads an address itself, or when ``analyse``
-    says another file calls into it). ``imported``: the summaries it can call, by the names it calls
-    them. Never raises for a bad file: it is reported as skipped."""
-    module = module_name(path)
+def _parse(path: str, module: str) -> tuple[bytes, ast.Module] | FileResult:
+    """The file's source and tree, or a result that says why it is skipped."""
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:
@@ -211,16 +210,33 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
         return FileResult(path, module, skipped=f"does not parse: {where}{exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:  # a null byte (before Python 3.12), deep nesting
         return FileResult(path, module, skipped=f"does not parse: {type(exc).__name__}: {exc}".rstrip(": "))
-    # What the passes after the first decide by, read once from the text.
-    facts = {"imports": _imports(tree, module, path.endswith("__init__.py")),
-             "attrs": frozenset(m.decode() for m in ATTRIBUTE.findall(source)),
-             "defs": dict(Counter(m.decode() for m in DEFINITION.findall(source))),
-             "calls": frozenset(m.decode() for m in CALLED.findall(source)),
-             "names": frozenset(m.decode() for m in IDENTIFIER.findall(source)),
-             "classes": frozenset(m.decode() for m in CLASS_NAME.findall(source))}
+    return source, tree
+
+
+def scan_file(path: str, imported: dict[str, Summary] | None = None,
+              fields: dict | None = None, pinned: frozenset = frozenset(), analyse: bool = False) -> FileResult:
+    """One file: parse, apply the rules (to a file that reads an address itself, or when ``analyse``
+    says another file calls into it). ``imported``: the summaries it can call, by the names it calls
+    them. Never raises for a bad file: it is reported as skipped."""
+    module = module_name(path)
+    if path in _KEPT:
+        source, tree, facts = _KEPT[path]
+    else:
+        read = _parse(path, module)
+        if isinstance(read, FileResult):
+            return read
+        source, tree = read
+        # What the passes after the first decide by, read once from the text.
+        facts = {"imports": _imports(tree, module, path.endswith("__init__.py")),
+                 "attrs": frozenset(m.decode() for m in ATTRIBUTE.findall(source)),
+                 "defs": dict(Counter(m.decode() for m in DEFINITION.findall(source))),
+                 "calls": frozenset(m.decode() for m in CALLED.findall(source)),
+                 "names": frozenset(m.decode() for m in IDENTIFIER.findall(source)),
+                 "classes": frozenset(m.decode() for m in CLASS_NAME.findall(source))}
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
         return FileResult(path, module, **facts)
+    _KEPT[path] = source, tree, facts
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
@@ -278,18 +294,10 @@ def _scan_file_again(job: tuple[str, dict[str, Summary], dict, frozenset]) -> Fi
     return scan_file(*job, analyse=True)
 
 
-def _map(function, jobs: list, workers: int) -> list:
-    if workers <= 1 or len(jobs) < PARALLEL_FROM:
+def _map(function, jobs: list, paths: list[str], workers: Workers | None) -> list:
+    if workers is None:
         return [function(job) for job in jobs]
-    # Forked workers inherit this process's objects (all of torch, where the caller imported it);
-    # frozen, the garbage collector in each worker does not walk them again and again while
-    # the parser makes its trees (that was a third of the scan's time).
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(function, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
-    finally:
-        gc.unfreeze()
+    return workers.map(function, jobs, paths)
 
 
 def _tables(results: list[FileResult]) -> tuple[dict[str, Summary], dict]:
@@ -357,8 +365,16 @@ def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | N
         raise ScanError("; ".join(f"{p}: {why}" for p, why in missing))
     if not files and not missing and not exclude:  # an empty folder: nothing was checked, say so
         raise ScanError(f"no Python file to read in {', '.join(map(str, paths))}")
-    workers = workers or os.cpu_count() or 1
-    results = _map(_scan_file_first, files, workers)
+    count = workers or os.cpu_count() or 1
+    with Workers(count) if count > 1 and len(files) >= PARALLEL_FROM else nullcontext() as pool:
+        try:
+            return _scan(files, missing, pool)
+        finally:
+            _KEPT.clear()  # this process's, when it read the files itself
+
+
+def _scan(files: list[str], missing: list[tuple[str, str]], pool: Workers | None) -> ScanResult:
+    results = _map(_scan_file_first, files, files, pool)
     # Each further pass lets summaries and fields reach one more module along the imports, and
     # analyses the files that define what the analysed ones call with an address. A file is read
     # again only when what it would be given has changed since it was last read.
@@ -383,7 +399,8 @@ def scan_paths(paths: list[str], exclude: tuple[str, ...] = (), workers: int | N
                 jobs.append((i, (files[i], imported, fields, pinned)))
         if not jobs:
             break
-        for (i, _), result in zip(jobs, _map(_scan_file_again, [job for _, job in jobs], workers)):
+        again = _map(_scan_file_again, [job for _, job in jobs], [files[i] for i, _ in jobs], pool)
+        for (i, _), result in zip(jobs, again):
             results[i] = result
     findings: dict[tuple, Finding] = {}
     for f in (f for r in results for f in r.findings):
