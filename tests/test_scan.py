@@ -385,6 +385,16 @@ NOT_SAFE_CASES = {
     "same_object_drops_it": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
                              "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
                              "    def prune(self, p):\n        self._params.remove(p)\n"),
+    # the same instance keeps only the last object: the ids of the ones before outlive them
+    "same_object_keeps_the_last_only": ("class Cache:\n    def __init__(self):\n        self._by_id, self._last = {}, None\n"
+                                        "    def put(self, obj, value):\n        self._last = obj\n"
+                                        "        self._by_id[id(obj)] = value\n"
+                                        "    def get(self, obj):\n        return self._by_id.get(id(obj))\n"),
+    # the objects' list is emptied by assigning a new one, while their ids stay
+    "same_object_resets_its_list": ("class Bucket:\n    def __init__(self):\n        self._params, self._ids = [], set()\n"
+                                    "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
+                                    "    def reset(self):\n        self._params = []\n"
+                                    "    def has(self, p):\n        return id(p) in self._ids\n"),
     # a finally that removes another key than the one the call added
     "finally_removes_another_key": ("_running = set()\ndef show(obj, other):\n    _running.add(id(obj))\n"
                                     "    try:\n        return repr(obj)\n    finally:\n"

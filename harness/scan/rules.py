@@ -509,19 +509,28 @@ def _put_into(node: ast.AST, attr: str) -> ast.AST | None:
     return None
 
 
-def _kept_in_field(node: ast.AST, obj: str, attr: str) -> str:
+def _kept_in_field(node: ast.AST, obj: str, attr: str, every: bool = False) -> str:
     """The other field of ``self`` that ``node`` keeps ``obj`` in (``self._params.append(obj)``,
-    ``self._params[k] = obj``, ``self._last = obj``), else ``""``."""
+    ``self._params[k] = obj``, ``self._last = obj``), else ``""``. ``every``: only a field that keeps
+    every object put in it (``self._last = obj`` keeps one, and the next call lets it go)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr in ("append", "add", "insert") and any(ast.unparse(a) == obj for a in node.args):
         field = dotted(node.func.value)
-    elif isinstance(node, ast.Assign) and ast.unparse(node.value) == obj and len(node.targets) == 1:
+    elif isinstance(node, ast.Assign) and ast.unparse(node.value) == obj and len(node.targets) == 1 \
+            and (not every or isinstance(node.targets[0], ast.Subscript)):
         target = node.targets[0]
         field = dotted(target.value if isinstance(target, ast.Subscript) else target)
     else:
         return ""
     name = field.partition(".")[2] if field.startswith("self.") else ""
     return name if name and name != attr else ""
+
+
+def _binds(node: ast.AST, field: str) -> bool:
+    """``self._params = []``: ``node`` binds ``field`` anew (what it held before may go)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return any(dotted(t) == field for target in targets
+               for t in (target.elts if isinstance(target, ast.Tuple) else [target]))
 
 
 def _tries_guarding(fn: ast.AST, line: int) -> list[ast.Try]:
@@ -1375,21 +1384,22 @@ class ModuleScan:
                 put = _put_into(node, attr)
                 for obj in objects:
                     if put is not None and f"id({obj})" in ast.unparse(put):
-                        holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr))), "")
+                        holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "")
                         if not holder or not self._dropped_together(uses[0].cls, holder, attr):
                             return ""
                         holders.append(f"the same object keeps {obj} in self.{holder}")
         return holders[0] if holders else ""
 
     def _dropped_together(self, cls: str, holder: str, attr: str) -> bool:
-        """Every method of ``cls`` that removes from ``self.<holder>`` removes from ``self.<attr>`` too
-        (else the object can go while its id stays)."""
+        """Every method of ``cls`` that removes from ``self.<holder>``, or binds it anew, does the same to
+        ``self.<attr>`` (else the object can go while its id stays)."""
         if cls not in self.classes:
             return False
         drops = {name: _removal(name, "self", any_entry=True) for name in (holder, attr)}
         for method in self.classes[cls].body:
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__":
-                dropped = {name for name, pattern in drops.items() for n in walk(method) if _deletes(n, pattern)}
+                dropped = {name for name, pattern in drops.items() for n in walk(method)
+                           if _deletes(n, pattern) or _binds(n, f"self.{name}")}
                 if holder in dropped and attr not in dropped:
                     return False
         return True
