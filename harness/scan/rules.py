@@ -65,9 +65,7 @@ FRESH_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "Counte
 # function of the package (``get`` and the other mapping methods excepted: ``cache.get(device, key)``).
 BUILTIN_NAMES = set(dir(builtins)) | set(dir(list)) | set(dir(dict)) | set(dir(set)) | set(dir(str)) \
     | {"debug", "info", "warning", "error", "exception", "critical", "log"}
-# A parameter with one of these names holds an address (an allocator callback's ``data_ptr``).
 FILL_METHODS = {"append", "extend", "insert", "appendleft"}
-POINTER_NAME = re.compile(r"data_ptr|\w*_ptr|ptr|\w*_addr|addr|address")
 CTYPES_POINTERS = {"c_void_p", "c_char_p", "c_wchar_p", "cu_device_ptr", "CUdeviceptr"}
 WEAKREF_NAMES = {"ref", "WeakMethod", "finalize", "WeakIdRef", "WeakTensorRef", "StorageWeakRef"}
 WEAK_VALUE_MAPPINGS = {"WeakValueDictionary"}
@@ -439,6 +437,12 @@ def _unsubscripted(node: ast.AST) -> ast.AST:
     return node
 
 
+def _makes_a_ctypes_pointer(call: ast.Call) -> bool:
+    """``c_void_p(x)``, ``ctypes.cast(p, ctypes.c_void_p)``: its ``.value`` is an address."""
+    name = last_name(call.func)
+    return name in CTYPES_POINTERS or name == "cast" and len(call.args) == 2 and last_name(call.args[1]) in CTYPES_POINTERS
+
+
 def _kept_beyond_the_call(node: ast.AST, scope) -> bool:
     """Is ``node`` (``self._last``, ``Cache._last[0]``, a global) kept beyond the call, by itself?"""
     node = _unsubscripted(node)
@@ -762,7 +766,8 @@ class ModuleScan:
             return Parts({("version", "_version")}), ()
         if attr in LAYOUT_ATTRS:
             return Parts({("layout", attr)}), ()
-        if attr == "value" and isinstance(node.value, ast.Name) and self._is_ctypes_pointer(node.value.id, scope):
+        if attr == "value" and (isinstance(node.value, ast.Name) and self._is_ctypes_pointer(node.value.id, scope)
+                                or isinstance(node.value, ast.Call) and _makes_a_ctypes_pointer(node.value)):
             return Parts({("address", "ctypes pointer .value")}), (self.step(node, ast.unparse(node)),)
         if not self.fields_by_attr.get(attr):
             return Parts(), ()
@@ -947,8 +952,6 @@ class ModuleScan:
                 if p not in scope.env:
                     scope.env[p] = Parts({(PARAM, p)})
                     scope.flows[p] = (self.step(scope.node, f"parameter {p} of {scope.qualname}()"),)
-                    if POINTER_NAME.fullmatch(p):  # a callback handed an address (``on_alloc(data_ptr)``)
-                        scope.env[p] |= {("address", "a parameter named as a pointer")}
         for node in scope.binding:
             kind = type(node)
             if kind is ast.Assign:
@@ -1014,8 +1017,12 @@ class ModuleScan:
                 uses[i] = self.uses
             for name, cls in self.classes.items():
                 held = Parts().union(*(self.fields[k][0] for k in self.fields if k[0] == name))
-                hashes = any(isinstance(n, ast.FunctionDef) and n.name == "__hash__" for n in cls.body)
-                if hashes and is_address(held):
+                hashes = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__hash__"), None)
+                if hashes is not None:  # ``hash(ctypes.cast(self._ptr, c_void_p).value)``: an address made there
+                    # (not ``id(self)``: an object that hashes by its own identity is alive while it is a key)
+                    returned = next((s.summary.returns for s in scopes if s.node is hashes), Parts())
+                    held |= {part for part in returned if part[0] == "address"}
+                if hashes is not None and is_address(held):
                     self.key_classes[name] = KeyClass(cls, held, self._uses_weakref([cls]))
             state = self._state()
             if state == before:
@@ -1805,7 +1812,8 @@ class ModuleScan:
             guards["storage identity recheck"] = False  # its __eq__ compares stored keys, not the referent
             message = (f"{name} hashes by {and_join(describe_parts(kc.parts))}: a mapping keyed by it can match "
                        "a different tensor once the first one is freed")
-            flow = next((f for (c, _), (_, f) in self.fields.items() if c == name and f), ())
+            flow = next((f for (c, _), (_, f) in self.fields.items() if c == name and f), ()) or next(
+                (s.summary.returns_flow for s in self.scopes if s.qualname == f"{name}.__hash__"), ())
             self._finding("ARH004", (self.path, kc.node.lineno, kc.node.col_offset + 1), message, kc.parts,
                           guards, flow=flow + (self.step(kc.node, f"hashed by {name}.__hash__"),),
                           why="a key made of an address can equal a later object's key")
