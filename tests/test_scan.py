@@ -312,6 +312,16 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
 
 # Entries of ids that cannot go stale (safe: shown, not counted), and look-alikes of them that can.
 SAFE_CASES = {
+    # the id is kept in a field and put by another method; where it is taken, the object is kept too
+    "id_taken_where_its_object_is_kept": ("class Representer:\n    def __init__(self):\n"
+                                          "        self.represented, self.keeper, self.alias = {}, [], None\n"
+                                          "    def represent(self, data):\n        self.alias = id(data)\n"
+                                          "        if self.alias in self.represented:\n"
+                                          "            return self.represented[self.alias]\n"
+                                          "        self.keeper.append(data)\n        return self.scalar(data)\n"
+                                          "    def scalar(self, value):\n        node = (value,)\n"
+                                          "        self.represented[self.alias] = node\n        return node\n"
+                                          "    def done(self):\n        self.represented, self.keeper = {}, []\n"),
     "pinned": "_seen = {}\ndef keep(x, v):\n    _seen[id(x)] = (x, v)\n\ndef find(x):\n    return _seen.get(id(x))\n",
     "finalized": ("import weakref\n_meta = {}\ndef tag(obj, v):\n    _meta[id(obj)] = v\n"
                   "    weakref.finalize(obj, _meta.pop, id(obj), None)\n\ndef get(obj):\n    return _meta.get(id(obj))\n"),
@@ -395,6 +405,16 @@ NOT_SAFE_CASES = {
                                     "    def add(self, p):\n        self._params.append(p)\n        self._ids.add(id(p))\n"
                                     "    def reset(self):\n        self._params = []\n"
                                     "    def has(self, p):\n        return id(p) in self._ids\n"),
+    # the same shape, but the objects' list is emptied while their ids stay
+    "id_taken_where_its_object_was_kept": ("class Representer:\n    def __init__(self):\n"
+                                           "        self.represented, self.keeper, self.alias = {}, [], None\n"
+                                           "    def represent(self, data):\n        self.alias = id(data)\n"
+                                           "        if self.alias in self.represented:\n"
+                                           "            return self.represented[self.alias]\n"
+                                           "        self.keeper.append(data)\n        return self.scalar(data)\n"
+                                           "    def scalar(self, value):\n        node = (value,)\n"
+                                           "        self.represented[self.alias] = node\n        return node\n"
+                                           "    def done(self):\n        self.keeper = []\n"),
     # a finally that removes another key than the one the call added
     "finally_removes_another_key": ("_running = set()\ndef show(obj, other):\n    _running.add(id(obj))\n"
                                     "    try:\n        return repr(obj)\n    finally:\n"

@@ -1378,24 +1378,36 @@ class ModuleScan:
         return ""
 
     def _held_by_the_same_object(self, uses: list[Use]) -> str:
-        """Why a field of ids cannot outlive its objects, or ``""``: wherever an id is put into it
-        (``self._ids.append(id(p))``, ``self._by_id[id(p)] = v``), the same method also keeps the
-        object in another field of the same instance (``self._params.append(p)``)."""
+        """Why a field of ids cannot outlive its objects, or ``""``: for every id put into it
+        (``self._ids.append(id(p))``, ``self._by_id[id(p)] = v``, or an id kept in a field and put by
+        another method), the function that takes that id also keeps the object in another field of the
+        same instance that keeps every object put in it (``self._params.append(p)``), and no method
+        drops that field without this one."""
         if not uses[0].mapping.startswith("self.") or uses[0].path != self.path:
             return ""
         attr = uses[0].mapping.partition(".")[2]
         objects = {obj for u in uses for t in u.flow if (obj := _keyed_object(t[3])) and t[3].startswith("id(")}
-        holders = []
+        taken = []  # (object, line where its id is taken) for every id put
+        for u in uses:
+            if u.how in ("written", "added"):
+                ids = [(obj, t[1]) for t in u.flow if t[0] == self.path and t[3].startswith("id(")
+                       and (obj := _keyed_object(t[3]))]
+                if not ids:
+                    return ""
+                taken += ids
+        # puts the uses do not list (``self._ids.append(id(p))`` beside ``id(p) in self._ids``)
         for fn in {id(f): f for f in (self._function_at(u.line) for u in uses)}.values():
             for node in walk(fn):
                 put = _put_into(node, attr)
-                for obj in objects:
-                    if put is not None and f"id({obj})" in ast.unparse(put):
-                        holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "")
-                        if not holder or not self._dropped_together(uses[0].cls, holder, attr):
-                            return ""
-                        holders.append(f"the same object keeps {obj} in self.{holder}")
-        return holders[0] if holders else ""
+                taken += [(obj, node.lineno) for obj in objects if put is not None and f"id({obj})" in ast.unparse(put)]
+        reasons = []
+        for obj, line in taken:
+            fn = self._function_at(line)
+            holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "")
+            if not holder or not self._dropped_together(uses[0].cls, holder, attr):
+                return ""
+            reasons.append(f"the same object keeps {obj} in self.{holder}")
+        return reasons[0] if reasons else ""
 
     def _dropped_together(self, cls: str, holder: str, attr: str) -> bool:
         """Every method of ``cls`` that removes from ``self.<holder>``, or binds it anew, does the same to
