@@ -163,11 +163,32 @@ def dress(t, kind):
     return torch.Tensor._make_subclass(UserTensor, t) if kind == "user_subclass" else t
 
 
+def counting(n, shape):
+    """Request n's integers, 0 to 250, neighbours distinct."""
+    return (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
+
+
+def representable(dtype, low, high):
+    """The finite values of a one-byte float dtype (float8) in [low, high), each once, in order."""
+    every = torch.arange(256, dtype=torch.uint8).view(dtype).to(torch.float64)
+    return every[torch.isfinite(every) & (every >= low) & (every < high)].unique()
+
+
+def few_bits(dtype):
+    """A float8 dtype: it rounds neighbouring integers (or fractions) to one value, so two requests'
+    contents, or a source and the same bytes read two items on, could be equal and a confused key
+    field would show nothing. Its values are taken from the ones it can hold exactly."""
+    return dtype.is_floating_point and dtype.itemsize == 1
+
+
 def content(n, dtype, shape=(4, 8)):
     """Distinct, small, exact values for request n."""
-    x = (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
+    x = counting(n, shape)
     if dtype is torch.bool:
         return x % 2 == 1
+    if few_bits(dtype):
+        table = representable(dtype, 1, math.inf)
+        return table[x % len(table)].to(dtype)
     return (x + 1j * (x % 7)).to(dtype) if dtype.is_complex else x.to(dtype)
 
 
