@@ -312,6 +312,15 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
 
 # Entries of ids that cannot go stale (safe: shown, not counted), and look-alikes of them that can.
 SAFE_CASES = {
+    # a table filled whole by a comprehension, beside a field that keeps the collection it runs over
+    "comprehension_beside_its_collection": ("class Backend:\n    def __init__(self, client, scatter):\n"
+                                            "        self._scatter = list(scatter)\n"
+                                            "        futures = client.scatter(scatter)\n"
+                                            "        self.data_futures = {id(x): f for x, f in zip(scatter, futures)}\n"
+                                            "    def lookup(self, args):\n"
+                                            "        def each(args):\n            for arg in args:\n"
+                                            "                yield self.data_futures.get(id(arg), arg)\n"
+                                            "        return list(each(args))\n"),
     # the id is kept in a field and put by another method; where it is taken, the object is kept too
     "id_taken_where_its_object_is_kept": ("class Representer:\n    def __init__(self):\n"
                                           "        self.represented, self.keeper, self.alias = {}, [], None\n"
@@ -415,6 +424,15 @@ NOT_SAFE_CASES = {
                                            "    def scalar(self, value):\n        node = (value,)\n"
                                            "        self.represented[self.alias] = node\n        return node\n"
                                            "    def done(self):\n        self.keeper = []\n"),
+    # a table filled whole by a comprehension, nothing keeping the objects it runs over
+    "comprehension_alone": ("class Backend:\n    def __init__(self, params):\n"
+                            "        self._index = {id(p): i for i, p in enumerate(params)}\n"
+                            "    def index(self, p):\n        return self._index.get(id(p))\n"),
+    # the collection kept, but the table filled entry by entry: the next call lets the old objects go
+    "collection_rebound_table_kept": ("class Backend:\n    def __init__(self):\n        self._ids, self._params = {}, []\n"
+                                      "    def set_params(self, params):\n        self._params = list(params)\n"
+                                      "        for p in params:\n            self._ids[id(p)] = len(self._ids)\n"
+                                      "    def index(self, p):\n        return self._ids.get(id(p))\n"),
     # a finally that removes another key than the one the call added
     "finally_removes_another_key": ("_running = set()\ndef show(obj, other):\n    _running.add(id(obj))\n"
                                     "    try:\n        return repr(obj)\n    finally:\n"

@@ -530,6 +530,50 @@ def _kept_in_field(node: ast.AST, obj: str, attr: str, every: bool = False) -> s
     return name if name and name != attr else ""
 
 
+def _positional(fn: ast.AST) -> list[str]:
+    """The names of a function's positional parameters (``self`` first, for a method)."""
+    args = getattr(fn, "args", None)
+    return [a.arg for a in args.posonlyargs + args.args] if isinstance(args, ast.arguments) else []
+
+
+def _iterated(fn: ast.AST, obj: str) -> str:
+    """What ``obj`` is an element of where ``fn`` binds it in a loop or comprehension: ``xs`` for
+    ``for obj in xs`` and ``for obj, f in zip(xs, fs)``; else ``""``."""
+    for node in walk(fn):
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            continue
+        names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        position = next((i for i, n in enumerate(names) if isinstance(n, ast.Name) and n.id == obj), None)
+        if position is None:
+            continue
+        source = node.iter
+        if isinstance(node.target, ast.Tuple):
+            if not (isinstance(source, ast.Call) and last_name(source.func) == "zip" and position < len(source.args)):
+                return ""
+            source = source.args[position]
+        return ast.unparse(source)
+    return ""
+
+
+def _collection_kept_with(fn: ast.AST, obj: str, attr: str) -> str:
+    """The other field of ``self`` that keeps every element ``obj`` runs over, bound in ``fn`` beside
+    ``self.<attr>`` itself (``self._scatter = list(xs)`` and ``self._by_id = {id(x): f for x in xs}``:
+    both bound anew together, so no id outlives the collection that holds its object), else ``""``."""
+    collection = _iterated(fn, obj)
+    if not collection or not any(_binds(n, f"self.{attr}") for n in walk(fn)):
+        return ""
+    for node in walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]).startswith("self."):
+            value = node.value
+            if isinstance(value, ast.Call) and last_name(value.func) in ("list", "tuple", "set", "frozenset") \
+                    and len(value.args) == 1:
+                value = value.args[0]
+            field = dotted(node.targets[0]).partition(".")[2]
+            if ast.unparse(value) == collection and field != attr:
+                return field
+    return ""
+
+
 def _binds(node: ast.AST, field: str) -> bool:
     """``self._params = []``: ``node`` binds ``field`` anew (what it held before may go)."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
@@ -1110,6 +1154,13 @@ class ModuleScan:
                 for t in node.targets:
                     if isinstance(t, ast.Subscript):
                         yield t.value, t.slice, "written", t, node.value
+                comp = node.value
+                if len(node.targets) == 1 and isinstance(node.targets[0], (ast.Attribute, ast.Name)):
+                    # ``self._by_id = {id(x): v for x in xs}``: a mapping filled whole, each entry a put
+                    if isinstance(comp, ast.DictComp):
+                        yield node.targets[0], comp.key, "written", node, comp.value
+                    elif isinstance(comp, ast.SetComp):
+                        yield node.targets[0], comp.elt, "added", node, None
                 target, value = node.targets[0], node.value
                 pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
                     and len(target.elts) == len(value.elts) else [(target, value)]
@@ -1119,12 +1170,20 @@ class ModuleScan:
                         yield t, v, "remembered", node, v
 
     def _calls_and_uses(self, scope: Scope) -> None:
-        cls = scope.cls.name if scope.cls is not None else ""
+        own = scope.cls.name if scope.cls is not None else ""
+        # a function nested in a method reads the method's ``self``: its uses of ``self.m`` are the class's
+        owner = scope
+        while owner.cls is None and owner.parent is not None:
+            owner = owner.parent
+        outer_self = next(iter(_positional(owner.node)), "") if owner is not scope and owner.cls is not None else ""
         seen = set()
         for mapping, key, how, at, stored in self.mapping_uses(scope):
             if (id(at), how, id(mapping)) in seen:
                 continue
             seen.add((id(at), how, id(mapping)))
+            root = _unsubscripted(mapping)
+            cls = owner.cls.name if outer_self and dotted(root).partition(".")[0] == outer_self \
+                and outer_self not in scope.params else own
             parts, flow = self.value(key, scope)
             if not parts:
                 continue
@@ -1154,7 +1213,7 @@ class ModuleScan:
         for node in scope.nodes:
             if type(node) is ast.Call:
                 name = last_name(node.func)
-                if not self._through_call(node, scope, cls) and name and name not in self.wants \
+                if not self._through_call(node, scope, own) and name and name not in self.wants \
                         and (name not in BUILTIN_NAMES or name in MAPPING_METHODS):
                     args = node.args[1:] if name in MAPPING_METHODS else node.args
                     if any(is_address(self.value(a, scope)[0]) for a in [*args, *(k.value for k in node.keywords)]):
@@ -1403,7 +1462,8 @@ class ModuleScan:
         reasons = []
         for obj, line in taken:
             fn = self._function_at(line)
-            holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "")
+            holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "") \
+                or _collection_kept_with(fn, obj, attr)
             if not holder or not self._dropped_together(uses[0].cls, holder, attr):
                 return ""
             reasons.append(f"the same object keeps {obj} in self.{holder}")
