@@ -311,6 +311,17 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
 
 
 # Entries of ids that cannot go stale (safe: shown, not counted), and look-alikes of them that can.
+# An alias table keyed by id(data), the id kept in a field by one method and put by another; where the
+# id is taken, data is appended to a keeper. Its ``done`` is added by each case that uses it.
+REPRESENTER = ("class Representer:\n    def __init__(self):\n"
+               "        self.represented, self.keeper, self.alias = {}, [], None\n"
+               "    def represent(self, data):\n        self.alias = id(data)\n"
+               "        if self.alias in self.represented:\n            return self.represented[self.alias]\n"
+               "        self.keeper.append(data)\n        return self.scalar(data)\n"
+               "    def scalar(self, value):\n        node = (value,)\n"
+               "        self.represented[self.alias] = node\n        return node\n"
+               "    def done(self):\n")
+
 SAFE_CASES = {
     # a table filled whole by a comprehension, beside a field that keeps the collection it runs over
     "comprehension_beside_its_collection": ("class Backend:\n    def __init__(self, client, scatter):\n"
@@ -322,15 +333,7 @@ SAFE_CASES = {
                                             "                yield self.data_futures.get(id(arg), arg)\n"
                                             "        return list(each(args))\n"),
     # the id is kept in a field and put by another method; where it is taken, the object is kept too
-    "id_taken_where_its_object_is_kept": ("class Representer:\n    def __init__(self):\n"
-                                          "        self.represented, self.keeper, self.alias = {}, [], None\n"
-                                          "    def represent(self, data):\n        self.alias = id(data)\n"
-                                          "        if self.alias in self.represented:\n"
-                                          "            return self.represented[self.alias]\n"
-                                          "        self.keeper.append(data)\n        return self.scalar(data)\n"
-                                          "    def scalar(self, value):\n        node = (value,)\n"
-                                          "        self.represented[self.alias] = node\n        return node\n"
-                                          "    def done(self):\n        self.represented, self.keeper = {}, []\n"),
+    "id_taken_where_its_object_is_kept": REPRESENTER + "        self.represented, self.keeper = {}, []\n",
     "pinned": "_seen = {}\ndef keep(x, v):\n    _seen[id(x)] = (x, v)\n\ndef find(x):\n    return _seen.get(id(x))\n",
     "finalized": ("import weakref\n_meta = {}\ndef tag(obj, v):\n    _meta[id(obj)] = v\n"
                   "    weakref.finalize(obj, _meta.pop, id(obj), None)\n\ndef get(obj):\n    return _meta.get(id(obj))\n"),
@@ -415,15 +418,7 @@ NOT_SAFE_CASES = {
                                     "    def reset(self):\n        self._params = []\n"
                                     "    def has(self, p):\n        return id(p) in self._ids\n"),
     # the same shape, but the objects' list is emptied while their ids stay
-    "id_taken_where_its_object_was_kept": ("class Representer:\n    def __init__(self):\n"
-                                           "        self.represented, self.keeper, self.alias = {}, [], None\n"
-                                           "    def represent(self, data):\n        self.alias = id(data)\n"
-                                           "        if self.alias in self.represented:\n"
-                                           "            return self.represented[self.alias]\n"
-                                           "        self.keeper.append(data)\n        return self.scalar(data)\n"
-                                           "    def scalar(self, value):\n        node = (value,)\n"
-                                           "        self.represented[self.alias] = node\n        return node\n"
-                                           "    def done(self):\n        self.keeper = []\n"),
+    "id_taken_where_its_object_was_kept": REPRESENTER + "        self.keeper = []\n",
     # a table filled whole by a comprehension, nothing keeping the objects it runs over
     "comprehension_alone": ("class Backend:\n    def __init__(self, params):\n"
                             "        self._index = {id(p): i for i, p in enumerate(params)}\n"
