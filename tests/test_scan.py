@@ -227,6 +227,24 @@ def test_workers_change_nothing():
     assert key(scan_paths([str(CASES)], workers=2)) == key(scan_paths([str(CASES)], workers=1))
 
 
+@core_model
+def test_a_table_filled_with_a_finalizer_vouches_for_its_lookups_in_another_module_only(tmp_path):
+    """``rules._ids`` filled in ``decorators`` with a finalizer that removes each id: its lookup in
+    ``rules`` is safe; a global of the same name in another module is not that table."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "rules.py").write_text("_ids = set()\n\ndef is_allowed(fn):\n    return id(fn) in _ids\n")
+    (pkg / "other.py").write_text("_ids = set()\n\ndef seen(fn):\n    return id(fn) in _ids\n"
+                                  "\ndef see(fn):\n    _ids.add(id(fn))\n")
+    (pkg / "decorators.py").write_text("import weakref\n\nfrom . import rules\n\ndef allow(fn):\n"
+                                       "    fn_id = id(fn)\n    rules._ids.add(fn_id)\n\n    def forget():\n"
+                                       "        rules._ids.discard(fn_id)\n\n    weakref.finalize(fn, forget)\n"
+                                       "    return fn\n")
+    found = {(Path(f.path).name, bool(f.safe)) for f in scan_paths([str(pkg)], workers=1).findings}
+    assert found == {("decorators.py", True), ("rules.py", True), ("other.py", False)}
+
+
 def _pid(_job) -> int:
     return os.getpid()
 

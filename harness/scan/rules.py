@@ -530,6 +530,14 @@ def _kept_in_field(node: ast.AST, obj: str, attr: str, every: bool = False) -> s
     return name if name and name != attr else ""
 
 
+def _module_of(mapping: str, module: str) -> str:
+    """Whose a table outside any class is, as pinned tables are told apart: ``trace_rules._ids`` ->
+    ``module trace_rules``; ``_ids`` in ``torch._dynamo.trace_rules`` -> the same. (A global of one
+    module does not vouch for a global of the same name in another.)"""
+    prefix = mapping.rpartition(".")[0] or module
+    return f"module {prefix.rpartition('.')[2]}"
+
+
 def _positional(fn: ast.AST) -> list[str]:
     """The names of a function's positional parameters (``self`` first, for a method)."""
     args = getattr(fn, "args", None)
@@ -1614,7 +1622,8 @@ class ModuleScan:
 
     def _pinned(self, uses: list[Use]) -> bool:
         attr = uses[0].mapping.rpartition(".")[2]
-        if (uses[0].cls, attr) in self.pinned or ("." in uses[0].mapping and any(a == attr for _, a in self.pinned)):
+        owner = uses[0].cls or _module_of(uses[0].mapping, self.module)
+        if (owner, attr) in self.pinned or ("." in uses[0].mapping and any(a == attr for _, a in self.pinned)):
             return True
         sources = {step[:3] for u in uses for step in u.flow if step[3].startswith("id(")}
         return bool(sources) and sources <= self.pinned_sources
@@ -1644,8 +1653,9 @@ class ModuleScan:
         identity_only = {g for g, uses in groups.items()
                          if {k for u in uses for k, _ in u.parts} <= {"identity", "version", "layout", "key class"}}
         for g in identity_only:
-            if self._pins_its_object(groups[g]) or self.mapping_kind(dotted_text(g[3])) in WEAK_VALUE_MAPPINGS:
-                self.pinned.add((g[2], g[3].rpartition(".")[2]))
+            if self._pins_its_object(groups[g]) or self.mapping_kind(dotted_text(g[3])) in WEAK_VALUE_MAPPINGS \
+                    or self._removed_when_its_object_dies(groups[g]):
+                self.pinned.add((g[2] or _module_of(g[3], self.module), g[3].rpartition(".")[2]))
                 self.pinned_sources.update(step[:3] for u in groups[g] for step in u.flow if step[3].startswith("id("))
         for (is_functools, path, cls_name, name), uses in groups.items():
             uses.sort(key=lambda u: (u.line, u.col))
@@ -1661,7 +1671,8 @@ class ModuleScan:
             safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and (
                 self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
                 or self._held_by_the_same_object(uses) or self._gone_when_the_call_ends(uses) or (
-                    pinned and not own_weak_values and "another table keyed by the same id() holds the object"))
+                    pinned and not own_weak_values and "where it is filled (or another table keyed by the same id()), "
+                    "each entry holds its object or goes when it dies"))
             lines = sorted({u.line for u in uses})
             where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             cls = self.classes.get(cls_name) if path == self.path else None

@@ -388,12 +388,12 @@ def _scan(files: list[str], missing: list[tuple[str, str]], pool: Workers | None
         jobs = []
         for i, r in enumerate(results):
             if r.skipped or not (_needs_another_pass(r, table, typed_fields, wants)
-                                 or (r.findings and not pinned_attrs.isdisjoint(r.attrs))):
+                                 or (r.findings and not pinned_attrs.isdisjoint(r.names))):
                 continue
             imported = _imported(r.imports, table, r.names)
             inputs = (tuple(sorted((k, s.state()) for k, s in imported.items())),
                       tuple(sorted((k, v[0]) for k, v in fields.items() if k[1] in r.attrs)),
-                      tuple(sorted(p for p in pinned if p[1] in r.attrs)), not wants.isdisjoint(r.defs))
+                      tuple(sorted(p for p in pinned if p[1] in r.names)), not wants.isdisjoint(r.defs))
             if given.get(i) != inputs:
                 given[i] = inputs
                 jobs.append((i, (files[i], imported, fields, pinned)))
