@@ -23,7 +23,7 @@ import torch
 import cache_impl
 from harness import how_to_run
 from harness.__main__ import main
-from harness.scan import scan_paths
+from harness.scan import runner, scan_paths
 from harness.scan.formats import sarif
 from harness.scan.rules import CODES
 from harness.scan.workers import WorkerDied, Workers
@@ -273,6 +273,16 @@ def test_a_worker_that_dies_or_fails_is_an_error_not_a_hang():
         workers.map(_dies, [1, 2], ["a.py", "b.py"])
     with pytest.raises(LookupError, match="a bug in the scan"), Workers(2) as workers:
         workers.map(_fails, [1], ["a.py"])
+
+
+@core_model
+def test_a_scan_that_keeps_no_tree_reports_what_one_that_keeps_them_does(monkeypatch):
+    """Past its budget of kept source a process parses a file again: the findings do not change."""
+    def key(result):
+        return [(f.path, f.line, f.col, f.code, f.message, f.level, f.safe) for f in result.findings]
+    kept = key(scan_paths([str(CASES)], workers=1))
+    monkeypatch.setattr(runner, "KEEP_SOURCE_BYTES", 0)
+    assert key(scan_paths([str(CASES)], workers=1)) == kept
 
 
 @core_model

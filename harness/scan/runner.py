@@ -43,6 +43,9 @@ PARALLEL_FROM = 32  # fewer files than this are scanned in this process: startin
 # The source, tree and facts of each file analysed in this process during a scan (a worker's, or the
 # scan's own with one worker): a later pass reads it again without parsing it again.
 _KEPT: dict[str, tuple[bytes, ast.Module, dict]] = {}
+# A tree takes about 30 times its source in memory (torch: 23 MB of such files, 700 MB of trees):
+# past this much source a process parses again rather than keep more.
+KEEP_SOURCE_BYTES = 40_000_000
 
 
 class ScanError(Exception):
@@ -236,7 +239,8 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
         return FileResult(path, module, **facts)
-    _KEPT[path] = source, tree, facts
+    if path not in _KEPT and sum(len(kept[0]) for kept in _KEPT.values()) + len(source) <= KEEP_SOURCE_BYTES:
+        _KEPT[path] = source, tree, facts
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
