@@ -246,9 +246,8 @@ def values(n, s, count):
     x = content(n, s["dtype"], (count,))
     if s["values"] == "counting":
         return x
-    if few_bits(s["dtype"]) and s["values"] in ("fractions", "large"):  # exact values of that range, not rounded ones
-        low, high = (2.0 ** -40, 1.0) if s["values"] == "fractions" else (torch.finfo(s["dtype"]).max / 16, math.inf)
-        table = representable(s["dtype"], low, high)
+    if few_bits(s["dtype"]) and s["values"] == "fractions":  # exact fractions, not rounded ones ("large": no row)
+        table = representable(s["dtype"], 2.0 ** -40, 1.0)
         return table[counting(n, (count,)) % len(table)].to(s["dtype"])
     wide = x.to(torch.complex128 if x.is_complex() else torch.float64)  # float8 has no arithmetic on CPU
     if s["values"] == "nan and inf":

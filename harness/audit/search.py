@@ -124,7 +124,8 @@ PLAIN_LOOKUP_VIEWS = ["itself"] * (len(PLAIN_VIEWS) - 1) + list(PLAIN_VIEWS)
 
 # What every snippet of the search and the probes defines: request contents, the
 # projection a model would cache, the oracle, and the ways a step calls the cache.
-HELPERS = '''import math
+HELPERS = '''import functools
+import math
 import threading
 
 import numpy
@@ -168,6 +169,7 @@ def counting(n, shape):
     return (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
 
 
+@functools.lru_cache(maxsize=None)  # content() asks at every request: the table is made once a range
 def representable(dtype, low, high):
     """The finite values of a one-byte float dtype (float8) in [low, high), each once, in order."""
     every = torch.arange(256, dtype=torch.uint8).view(dtype).to(torch.float64)

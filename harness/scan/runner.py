@@ -40,12 +40,28 @@ ATTRIBUTE = re.compile(rb"\.([A-Za-z_]\w*)")
 MAX_FILE_BYTES = 5_000_000  # larger files are generated tables, not code with caches
 PASSES = 3
 PARALLEL_FROM = 32  # fewer files than this are scanned in this process: starting workers costs more
-# The source, tree and facts of each file analysed in this process during a scan (a worker's, or the
-# scan's own with one worker): a later pass reads it again without parsing it again.
-_KEPT: dict[str, tuple[bytes, ast.Module, dict]] = {}
 # A tree takes about 30 times its source in memory (torch: 23 MB of such files, 700 MB of trees):
 # past this much source a process parses again rather than keep more.
 KEEP_SOURCE_BYTES = 40_000_000
+
+
+class _Kept(dict):
+    """The source, tree and facts of each file analysed in this process during a scan (a worker's, or
+    the scan's own with one worker): a later pass reads it again without parsing it again."""
+
+    source_bytes = 0
+
+    def keep(self, path: str, source: bytes, tree: ast.Module, facts: dict) -> None:
+        if path not in self and self.source_bytes + len(source) <= KEEP_SOURCE_BYTES:
+            self[path] = source, tree, facts
+            self.source_bytes += len(source)
+
+    def clear(self) -> None:
+        super().clear()
+        self.source_bytes = 0
+
+
+_KEPT = _Kept()
 
 
 class ScanError(Exception):
@@ -239,8 +255,7 @@ def scan_file(path: str, imported: dict[str, Summary] | None = None,
     sources = bool(TRIGGERS.search(source))
     if not sources and not analyse:
         return FileResult(path, module, **facts)
-    if path not in _KEPT and sum(len(kept[0]) for kept in _KEPT.values()) + len(source) <= KEEP_SOURCE_BYTES:
-        _KEPT[path] = source, tree, facts
+    _KEPT.keep(path, source, tree, facts)
     scan = ModuleScan(tree, path, module, imported, fields, pinned)
     try:
         findings = scan.run()
