@@ -96,3 +96,22 @@ def test_both_parts_are_measured_apart_and_together(capsys):
     assert f"tuned part: {tuned} rows" in out and f"held-out part: {held_out} rows" in out
     assert f"both parts: {tuned + held_out} rows" in out
     assert "per project:" in out and "  pytorch/pytorch: " in out and "per source:" in out and "  id(): " in out
+
+
+def test_a_row_counts_a_finding_at_its_location_only(tmp_path, capsys):
+    """Two rows share one shape's text: a safe table (an entry that holds its object) and a memo that
+    keeps only ids. The memo's finding names the memo's row, not the safe table's."""
+    shapes = tmp_path / "shapes"
+    shapes.mkdir()
+    text = ("_seen = {}\n_memo = {}\n\ndef keep(x, v):\n    _seen[id(x)] = (x, v)  {seen}\n\n"
+            "def memo(x):\n    return _memo.setdefault(id(x), len(_memo))  {memo}\n")
+    (shapes / "safe_row.py").write_text(text.replace("{seen}", SINK_MARK).replace("{memo}", ""))
+    (shapes / "memo_row.py").write_text(text.replace("{seen}", "").replace("{memo}", SINK_MARK))
+    commit = "0" * 40
+    rows = [f"safe_row\tx/y\ta.py\t{commit}\t5\tlook-alike\tthe entry holds x\tsafe_row.py",
+            f"memo_row\tx/y\ta.py\t{commit}\t8\taddress-keyed\tids only\tmemo_row.py"]
+    path = tmp_path / "corpus.tsv"
+    path.write_text(open(CORPUS, encoding="utf-8").readline() + "\n".join(rows) + "\n")
+    assert main(["--corpus", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "TP 1  FP 0  FN 0  TN 1" in out, out

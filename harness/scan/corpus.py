@@ -8,7 +8,8 @@ identity, whose entry neither holds its object nor goes when the object dies) or
 projects' code alone, not from what the scan reports, and no rule is changed to fit them (docs/scan.md
 says which rules came after which of its rows had been measured); it is reported apart.
 Each shape is scanned on its own; a row is predicted positive when a finding that counts
-(neither suppressed nor safe) lands in its shape. Exit 0 after a measurement (whatever the
+(neither suppressed nor safe) names its location: a line the finding lists, or a step of its flow,
+is one its shape marks ``# corpus: sink``. Exit 0 after a measurement (whatever the
 figures), 2 on a malformed corpus (one line on stderr).
 """
 
@@ -108,10 +109,26 @@ def load_corpus(path: Path = CORPUS) -> list[Row]:
     return rows
 
 
+def sink_lines(row: Row) -> set[tuple[Path, int]]:
+    """(file, line) of every line its shape marks ``# corpus: sink``: the row's location."""
+    return {(f.resolve(), number) for f in row.shape_files()
+            for number, text in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if SINK_MARK in text}
+
+
 def predicted_positive(row: Row) -> bool:
-    """A finding that counts (neither suppressed nor safe) in the row's shape, scanned alone (no other shape's helpers)."""
+    """A finding that counts (neither suppressed nor safe) and names the row's location: one of the
+    lines it lists, or a step of its flow, is a sink line of the row's shape (scanned alone, no other
+    shape's helpers). A finding elsewhere in the shape is about another location, not this row."""
     result = scan_paths([str(row.shape)], workers=1)
-    return any(f.counts for f in result.findings)
+    sinks = sink_lines(row)
+    return any(f.counts and any((Path(path).resolve(), line) in sinks for path, line in _named(f))
+               for f in result.findings)
+
+
+def _named(finding) -> list[tuple[str, int]]:
+    """The places a finding names: the lines of its file that use the cache, and its flow's steps."""
+    return [(finding.path, line) for line in finding.lines or [finding.line]] + \
+        [(step["path"], step["line"]) for step in finding.flow]
 
 
 def _ratio(num: int, den: int) -> str:
