@@ -350,6 +350,12 @@ REPRESENTER = ("class Representer:\n    def __init__(self):\n"
                "        self.represented[self.alias] = node\n        return node\n"
                "    def done(self):\n")
 
+ALLOCATOR = ("class Allocator:\n    def __init__(self):\n        self.tensor_map, self.params = {}, {}\n"
+             "    def new(self, t):\n        self.tensor_map[id(t)] = t\n"
+             "    def assign(self, t, p):\n        tid = id(t)\n        assert tid in self.tensor_map.keys()\n"
+             "        self.params[tid] = [p.shape]\n"
+             "    def release(self, t):\n        self._free(id(t))\n")
+
 SAFE_CASES = {
     # a table filled whole by a comprehension, beside a field that keeps the collection it runs over
     "comprehension_beside_its_collection": ("class Backend:\n    def __init__(self, client, scatter):\n"
@@ -370,6 +376,18 @@ SAFE_CASES = {
                  "        self._by_id[key] = (weakref.ref(obj, self._gone), v)\n"
                  "    def _gone(self, ref):\n        for k, (r, _) in list(self._by_id.items()):\n"
                  "            if r is ref:\n                del self._by_id[k]\n"),
+    # put only where the same id is in a table that holds its object; the helper that drops that table
+    # is called only by a method that drops this one too
+    "put_while_a_pinned_table_has_it": ALLOCATOR + ("        self._unassign(id(t))\n"
+                                                    "    def _free(self, tid):\n        del self.tensor_map[tid]\n"
+                                                    "    def _unassign(self, tid):\n        self.params.pop(tid, None)\n"),
+    # the same between two globals, a module function and a class's method; both bound anew together
+    "global_put_while_a_pinned_global_has_it": (
+        "pending, done = {}, {}\ndef upgrade_all():\n    global pending, done\n"
+        "    for obj in list(pending.values()):\n        upgrade(obj)\n    pending, done = {}, {}\n"
+        "def upgrade(obj):\n    key = id(obj)\n    if key in pending and key not in done:\n"
+        "        done[key] = 1\n"
+        "class Versioned:\n    def __setstate__(self, state):\n        pending[id(self)] = self\n"),
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -474,6 +492,15 @@ NOT_SAFE_CASES = {
     # the keyed object is no parameter: nothing keeps it alive for the call
     "guard_of_a_global": ("_running = set()\ndef show():\n    _running.add(id(CURRENT))\n    try:\n"
                           "        return repr(CURRENT)\n    finally:\n        _running.discard(id(CURRENT))\n"),
+    # the holding table's entry is dropped by a method that leaves this table's entry behind
+    "pinned_table_dropped_alone": ALLOCATOR + ("    def _free(self, tid):\n        del self.tensor_map[tid]\n"),
+    # a lookup in a table that holds its objects says nothing of a put made when the key is not there
+    "put_where_a_pinned_table_lacks_it": ("_held, _seen = {}, {}\ndef keep(x):\n    _held[id(x)] = x\n"
+                                          "def note(x):\n    key = id(x)\n    if key in _held:\n        return\n"
+                                          "    _seen[key] = 1\n"),
+    "put_unless_a_pinned_table_has_it": ("_held, _seen = {}, {}\ndef keep(x):\n    _held[id(x)] = x\n"
+                                         "def note(x):\n    key = id(x)\n    if key not in _held:\n"
+                                         "        _seen[key] = 1\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry
@@ -501,17 +528,19 @@ def test_an_entry_that_keeps_or_drops_with_its_object_is_safe(tmp_path, capsys, 
     code, out, _ = _scan_text(tmp_path, capsys, name, SAFE_CASES[name])
     assert code == 0, out
     assert re.search(rf"{name}\.py:\d+:\d+: safe \(ARH00[145]\): ", out), out
-    assert "0 finding(s) in 1 file(s), 1 safe (not counted)" in out
+    # one safe entry (two where the case holds the table that vouches for it as well)
+    assert re.search(r"0 finding\(s\) in 1 file\(s\), [12] safe \(not counted\)", out), out
     code, out, _ = _scan_text(tmp_path, capsys, name, SAFE_CASES[name], "--format", "json")
-    (finding,) = json.loads(out)["findings"]
-    assert code == 0 and finding["safe"]
+    findings = json.loads(out)["findings"]
+    assert code == 0 and findings and all(f["safe"] for f in findings)
 
 
 @core_model
 @pytest.mark.parametrize("name", sorted(NOT_SAFE_CASES))
 def test_a_look_alike_of_a_safe_entry_is_a_finding(tmp_path, capsys, name):
     code, out, _ = _scan_text(tmp_path, capsys, name, NOT_SAFE_CASES[name])
-    assert code == 1 and "safe (" not in out and "1 finding(s) in 1 file(s)" in out, out
+    # a table that vouches for nothing but itself may be safe beside it
+    assert code == 1 and re.search(r"\b1 finding\(s\) in 1 file\(s\)(, 1 safe \(not counted\))?$", out.strip()), out
 
 
 @core_model

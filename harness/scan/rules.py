@@ -582,6 +582,29 @@ def _collection_kept_with(fn: ast.AST, obj: str, attr: str) -> str:
     return ""
 
 
+def _membership_guards(fn: ast.AST, line: int, keys: set[str]) -> list[str]:
+    """The tables that the statement at ``line`` of ``fn`` runs only when one of ``keys`` is in:
+    ``assert k in t`` before it, or an ``if`` (``if k in t and ...:``) whose body holds it."""
+    def members(test: ast.AST) -> list[str]:
+        tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        found = []
+        for t in tests:
+            if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.In) \
+                    and ast.unparse(t.left) in keys:
+                table = t.comparators[0]
+                if isinstance(table, ast.Call) and last_name(table.func) == "keys" and not table.args:
+                    table = table.func.value
+                found.append(dotted(table))
+        return found
+    tables = []
+    for node in walk(fn):
+        if isinstance(node, ast.Assert) and node.lineno < line:
+            tables += members(node.test)
+        elif isinstance(node, ast.If) and any(b.lineno <= line <= (b.end_lineno or b.lineno) for b in node.body):
+            tables += members(node.test)
+    return [t for t in tables if t]
+
+
 def _binds(node: ast.AST, field: str) -> bool:
     """``self._params = []``: ``node`` binds ``field`` anew (what it held before may go)."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
@@ -1477,19 +1500,61 @@ class ModuleScan:
             reasons.append(f"the same object keeps {obj} in self.{holder}")
         return reasons[0] if reasons else ""
 
-    def _dropped_together(self, cls: str, holder: str, attr: str) -> bool:
-        """Every method of ``cls`` that removes from ``self.<holder>``, or binds it anew, does the same to
-        ``self.<attr>`` (else the object can go while its id stays)."""
-        if cls not in self.classes:
+    def _dropped_together(self, cls: str | None, holder: str, attr: str) -> bool:
+        """Whatever removes from ``self.<holder>`` (a global ``holder`` when ``cls`` is None), or binds it
+        anew, does the same to ``self.<attr>`` (else the object can go while its id stays). Read per
+        method of ``cls`` (per function of the module), each with the methods (functions) it calls: a
+        helper that drops the holder alone is fine when each of its callers drops the table too
+        (``release()`` calling ``_free()`` then ``_unassign()``); one nothing here calls must itself."""
+        if cls is not None and cls not in self.classes:
             return False
-        drops = {name: _removal(name, "self", any_entry=True) for name in (holder, attr)}
-        for method in self.classes[cls].body:
-            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__":
-                dropped = {name for name, pattern in drops.items() for n in walk(method)
-                           if _deletes(n, pattern) or _binds(n, f"self.{name}")}
-                if holder in dropped and attr not in dropped:
-                    return False
-        return True
+        owner = "self" if cls is not None else ""
+        functions = {f.name: f for f in (self.classes[cls].body if cls is not None else
+                                         [f for f, c in self.functions if c is None])
+                     if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name != "__init__"}
+        calls = {name: {last_name(n.func) for n in walk(f) if isinstance(n, ast.Call)
+                        and (dotted(n.func.value) == "self" if isinstance(n.func, ast.Attribute) else cls is None)}
+                 & set(functions) for name, f in functions.items()}
+        direct = {name: {table for table in (holder, attr) for n in walk(f)
+                         if _deletes(n, _removal(table, owner, any_entry=True))
+                         or _binds(n, f"{owner}.{table}" if owner else table)}
+                  for name, f in functions.items()}
+
+        def drops(name: str, path: frozenset = frozenset()) -> set[str]:
+            return direct[name].union(*(drops(c, path | {name}) for c in calls[name] if c not in path))
+        called = set().union(*calls.values())
+        # a public method may be called from outside as well: it counts on its own
+        return all(attr in dropped for name in functions if name not in called or not name.startswith("_")
+                   if holder in (dropped := drops(name)))
+
+    def _put_while_a_pinned_table_has_it(self, uses: list[Use]) -> str:
+        """Why each entry's id stays taken, or ``""``: every put runs where the same key was found in
+        another table of the same owner whose entries hold their objects (``assert k in self._tensors``,
+        ``if k in _pending and k not in done:``), and whatever drops that table's entries drops this
+        table's too. The object then lives as long as this entry."""
+        mapping = uses[0].mapping.partition("[")[0]
+        puts = [u for u in uses if u.how in ("written", "added")]
+        if not puts or any(u.path != self.path for u in puts):
+            return ""
+        owner = mapping.partition(".")[0] if "." in mapping else ""
+        if owner not in ("", "self") or "." in mapping.partition(".")[2]:
+            return ""
+        cls = uses[0].cls if owner == "self" else None
+        attr = mapping.rpartition(".")[2]
+        reasons = []
+        for u in puts:
+            fn = self._function_at(u.line)
+            keys = {ast.unparse(k) for n in walk(fn) if getattr(n, "lineno", 0) == u.line
+                    and (k := _key_put_into(n, mapping)) is not None}
+            tables = [t for t in _membership_guards(fn, u.line, keys)
+                      if (t.partition(".")[0] == "self") == (owner == "self") and t.count(".") == (owner == "self")]
+            held = next((t for t in tables if (cls or _module_of(t, self.module), t.rpartition(".")[2]) in self.pinned
+                         and self._dropped_together(cls, t.rpartition(".")[2], attr)), "")
+            if not held:
+                return ""
+            reasons.append(f"each put runs where its key is in {held}, whose entries hold their objects, "
+                           f"and {mapping} is dropped wherever {held} is")
+        return reasons[0]
 
     def _wrapper_holds(self, value: str, obj: str) -> bool:
         """Is ``obj`` kept by an object the value builds: ``Entry(obj, out)`` where ``Entry`` (a class of
@@ -1633,13 +1698,20 @@ class ModuleScan:
         of the first."""
         groups: dict[tuple, list[Use]] = {}
         seen = set()
+        # A global (a bare name) is one table whichever functions use it: a class's methods and the
+        # module's functions alike. It is the class's only when that class alone uses it.
+        owners: dict[tuple, set] = {}
+        for u in self.uses:
+            if "." not in u.mapping.partition("[")[0]:
+                owners.setdefault((u.path, u.mapping), set()).add(u.cls)
         for u in self.uses:
             if (u.path, u.line, u.col, u.mapping, u.how) in seen:
                 continue
             seen.add((u.path, u.line, u.col, u.mapping, u.how))
             if (u.how == "argument" and u.path == self.path) or u.how == "local":
                 continue  # a functools cache of this module (its own rule below), or a container of one call
-            groups.setdefault((u.how == "argument", u.path, u.cls, u.mapping), []).append(u)
+            cls = None if len(owners.get((u.path, u.mapping), ())) > 1 else u.cls
+            groups.setdefault((u.how == "argument", u.path, cls, u.mapping), []).append(u)
         for g in list(groups):
             remembered = [u for u in groups[g] if u.how in REMEMBERED]  # a value kept and compared (ARH005)
             if remembered:
@@ -1656,7 +1728,9 @@ class ModuleScan:
             if self._pins_its_object(groups[g]) or self.mapping_kind(dotted_text(g[3])) in WEAK_VALUE_MAPPINGS \
                     or self._removed_when_its_object_dies(groups[g]):
                 self.pinned.add((g[2] or _module_of(g[3], self.module), g[3].rpartition(".")[2]))
-                self.pinned_sources.update(step[:3] for u in groups[g] for step in u.flow if step[3].startswith("id("))
+                # the ids its puts take (a lookup's id says nothing: ``if k in pinned: return`` then ``t[k] = v``)
+                self.pinned_sources.update(step[:3] for u in groups[g] if u.how in ("written", "added")
+                                           for step in u.flow if step[3].startswith("id("))
         for (is_functools, path, cls_name, name), uses in groups.items():
             uses.sort(key=lambda u: (u.line, u.col))
             first = uses[0]
@@ -1670,7 +1744,8 @@ class ModuleScan:
             own_weak_values = self.mapping_kind(dotted_text(name)) in WEAK_VALUE_MAPPINGS
             safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and (
                 self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
-                or self._held_by_the_same_object(uses) or self._gone_when_the_call_ends(uses) or (
+                or self._held_by_the_same_object(uses) or self._gone_when_the_call_ends(uses)
+                or self._put_while_a_pinned_table_has_it(uses) or (
                     pinned and not own_weak_values and "where it is filled (or another table keyed by the same id()), "
                     "each entry holds its object or goes when it dies"))
             lines = sorted({u.line for u in uses})
