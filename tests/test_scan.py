@@ -409,6 +409,11 @@ SAFE_CASES = {
     "recursion_guard": ("_running = set()\ndef show(obj):\n    key = id(obj)\n    if key in _running:\n"
                         "        return '...'\n    _running.add(key)\n    try:\n        return repr(obj)\n"
                         "    finally:\n        _running.discard(key)\n"),
+    # a stack of ids: each call pushes its object's id and pops it in a finally
+    "cycle_stack": ("class Printer:\n    def __init__(self):\n        self.stack = []\n"
+                    "    def pretty(self, obj):\n        cycle = id(obj) in self.stack\n"
+                    "        self.stack.append(id(obj))\n        try:\n            return '...' if cycle else repr(obj)\n"
+                    "        finally:\n            self.stack.pop()\n"),
     # the same, the whole set dropped in the finally
     "guard_dropped_whole": ("class Ctx:\n    seen = None\nCTX = Ctx()\ndef walk(node):\n"
                             "    CTX.seen = set() if CTX.seen is None else CTX.seen\n    CTX.seen.add(id(node))\n"
@@ -486,6 +491,19 @@ NOT_SAFE_CASES = {
     "return_before_the_try": ("_running = set()\ndef show(obj, quick):\n    _running.add(id(obj))\n"
                               "    if quick:\n        return '...'\n    try:\n        return repr(obj)\n"
                               "    finally:\n        _running.discard(id(obj))\n"),
+    # a stack popped from the front: the finally takes another call's id, not this one
+    "cycle_stack_popped_from_the_front": ("class Printer:\n    def __init__(self):\n        self.stack = []\n"
+                                          "    def pretty(self, obj):\n        cycle = id(obj) in self.stack\n"
+                                          "        self.stack.append(id(obj))\n        try:\n"
+                                          "            return '...' if cycle else repr(obj)\n"
+                                          "        finally:\n            self.stack.pop(0)\n"),
+    # the same stack pushed by another method too, with no finally there
+    "cycle_stack_pushed_elsewhere": ("class Printer:\n    def __init__(self):\n        self.stack = []\n"
+                                     "    def pretty(self, obj):\n        cycle = id(obj) in self.stack\n"
+                                     "        self.stack.append(id(obj))\n        try:\n"
+                                     "            return '...' if cycle else repr(obj)\n"
+                                     "        finally:\n            self.stack.pop()\n"
+                                     "    def enter(self, obj):\n        self.stack.append(id(obj))\n"),
     # removed at the end, not in a finally: an exception leaves the entry behind
     "removed_unless_it_raises": ("_running = set()\ndef show(obj):\n    _running.add(id(obj))\n"
                                  "    text = repr(obj)\n    _running.discard(id(obj))\n    return text\n"),

@@ -1635,23 +1635,38 @@ class ModuleScan:
         (``repr_running.discard(key)``, ``CONTEXT.seen = None``): a recursion guard, not a cache."""
         name = uses[0].mapping.partition("[")[0]
         attr = name.rpartition(".")[2]
-        puts = [u for u in uses if u.how in ("written", "added")]
-        if not attr or not puts or any(u.path != self.path for u in puts):
+        if not attr or any(u.path != self.path for u in uses):
+            return ""
+        puts = [(u.line, _keyed_objects(u)) for u in uses if u.how in ("written", "added")]
+        # a list of ids (a stack) is filled by ``append``, which no use lists: every one in the owner's code
+        owner = [f for f, c in self.functions if not name.startswith("self.") or c is not None and c.name == uses[0].cls]
+        for fn in owner:
+            ids = {t.id: _keyed_object(ast.unparse(n.value)) for n in walk(fn) if isinstance(n, ast.Assign)
+                   for t in n.targets if isinstance(t, ast.Name)}
+            puts += [(n.lineno, {ids.get(ast.unparse(arg), "") or _keyed_object(ast.unparse(arg))} - {""})
+                     for n in walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr == "append" and dotted(n.func.value) == name for arg in n.args[:1]]
+        if not puts:
             return ""
         removes = _removal(attr, any_entry=True)
-        for u in puts:
-            around = self._function_at(u.line)
+        for line, keyed_objects in puts:
+            around = self._function_at(line)
             if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return ""
             params = {a.arg for a in around.args.posonlyargs + around.args.args + around.args.kwonlyargs}
-            keyed = {obj.partition(".")[0] for obj in _keyed_objects(u)}
+            keyed = {obj.partition(".")[0] for obj in keyed_objects}
             if not keyed or not keyed <= params:
                 return ""
-            keys = {ast.unparse(k) for n in walk(around) if getattr(n, "lineno", 0) == u.line
-                    and (k := _key_put_into(n, name)) is not None}
-            final = [n for t in _tries_guarding(around, u.line) for stmt in t.finalbody for n in walk(stmt)]
+            at_put = [n for n in walk(around) if getattr(n, "lineno", 0) == line]
+            keys = {ast.unparse(k) for n in at_put if (k := _key_put_into(n, name)) is not None}
+            # ``stack.append(k)`` then ``finally: stack.pop()``: the pop takes the last one pushed, this one
+            pushed = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
+                         and dotted(n.func.value) == name for n in at_put)
+            final = [n for t in _tries_guarding(around, line) for stmt in t.finalbody for n in walk(stmt)]
             if not any(_removes_key(n, removes, keys) or (isinstance(n, ast.Assign)
                                                          and any(dotted(t) == name for t in n.targets))
+                       or pushed and isinstance(n, ast.Call) and not n.args and isinstance(n.func, ast.Attribute)
+                       and n.func.attr == "pop" and dotted(n.func.value) == name
                        for n in final):
                 return ""
         return (f"a finally of the function that puts each entry removes it (or drops {name}) while its object, "
