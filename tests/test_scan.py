@@ -705,3 +705,12 @@ def test_confirm_with_recycled_ids_confirms_what_a_plain_run_only_reaches(capsys
     assert [f["run"] for f in recycled["findings"]] == ["confirmed"], recycled
     code, out, err = _run(["scan", str(script), "--recycle-ids"], capsys)
     assert code == 2 and "--recycle-ids applies to the run --confirm makes" in err
+
+
+@core_model
+def test_local_aliases_of_one_name_in_two_classes_are_two_tables(tmp_path, capsys):
+    """A global is one table whichever functions use it; a local alias is not a global."""
+    text = ("class A:\n    def get(self, x):\n        cache = self._a\n        return cache.get(id(x))\n"
+            "class B:\n    def get(self, x):\n        cache = self._b\n        return cache.get(id(x))\n")
+    code, out, _ = _scan_text(tmp_path, capsys, "aliases", text)
+    assert code == 1 and "2 finding(s) in 1 file(s)" in out, out

@@ -1716,8 +1716,12 @@ class ModuleScan:
         # A global (a bare name) is one table whichever functions use it: a class's methods and the
         # module's functions alike. It is the class's only when that class alone uses it.
         owners: dict[tuple, set] = {}
+        module_names = self.scopes[0].assigned
+        scope_of = {id(sc.node): sc for sc in self.scopes}
         for u in self.uses:
-            if "." not in u.mapping.partition("[")[0]:
+            name = u.mapping.partition("[")[0]
+            if u.path == self.path and name in module_names \
+                    and not scope_of[id(self._function_at(u.line))].is_local(name):  # not a local alias
                 owners.setdefault((u.path, u.mapping), set()).add(u.cls)
         for u in self.uses:
             if (u.path, u.line, u.col, u.mapping, u.how) in seen:
