@@ -388,6 +388,11 @@ SAFE_CASES = {
         "def upgrade(obj):\n    key = id(obj)\n    if key in pending and key not in done:\n"
         "        done[key] = 1\n"
         "class Versioned:\n    def __setstate__(self, state):\n        pending[id(self)] = self\n"),
+    # an entry keyed by the object's own id, removed by its __del__
+    "removed_in_del": ("_registry = {}\nclass Handle:\n    def __init__(self):\n        self._pyid = id(self)\n"
+                       "        _registry[self._pyid] = self.close\n    def __del__(self):\n"
+                       "        del _registry[self._pyid]\n    def close(self):\n        pass\n"
+                       "def lookup(obj):\n    return _registry.get(id(obj))\n"),
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -519,6 +524,11 @@ NOT_SAFE_CASES = {
     "put_unless_a_pinned_table_has_it": ("_held, _seen = {}, {}\ndef keep(x):\n    _held[id(x)] = x\n"
                                          "def note(x):\n    key = id(x)\n    if key not in _held:\n"
                                          "        _seen[key] = 1\n"),
+    # __del__ removes another key than the one put
+    "del_removes_another_key": ("_registry = {}\nclass Handle:\n    def __init__(self, owner):\n"
+                                "        self.owner = owner\n        _registry[id(self)] = self.close\n"
+                                "    def __del__(self):\n        _registry.pop(id(self.owner), None)\n"
+                                "    def close(self):\n        pass\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

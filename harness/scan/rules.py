@@ -1623,10 +1623,24 @@ class ModuleScan:
                            and ast.unparse(node.args[0]) in watched
                            and any(self._callback_removes(c, removes, around)
                                    for c in _callbacks(node, self.weakref_names))), "")
+            if not reason and watched == {"self"}:
+                reason = self._removed_in_del(u, around, removes)
             if not reason:
                 return ""
             reasons.append(reason)
         return reasons[0]
+
+    def _removed_in_del(self, put: Use, around: ast.AST, removes: re.Pattern) -> str:
+        """An entry keyed by ``id(self)`` that the class's ``__del__`` removes under the same key goes as
+        its object dies, before the id can be given again (h5py's registry, filled in ``__cinit__``)."""
+        cls = self.classes.get(put.cls or "")
+        if cls is None or around not in cls.body:
+            return ""
+        keys = {ast.unparse(k) for n in walk(around) if getattr(n, "lineno", 0) == put.line
+                and (k := _key_put_into(n, put.mapping.partition("[")[0])) is not None} | {"id(self)"}
+        delete = next((n for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__del__"
+                       for n in walk(m) if _removes_key(n, removes, keys)), None)
+        return f"{cls.name}.__del__ removes the entry (line {delete.lineno}) as its object dies" if delete else ""
 
     def _gone_when_the_call_ends(self, uses: list[Use]) -> str:
         """Why no entry outlives the call that puts it, or ``""``: wherever an entry is put, the function
