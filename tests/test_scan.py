@@ -393,6 +393,11 @@ SAFE_CASES = {
                        "        _registry[self._pyid] = self.close\n    def __del__(self):\n"
                        "        del _registry[self._pyid]\n    def close(self):\n        pass\n"
                        "def lookup(obj):\n    return _registry.get(id(obj))\n"),
+    # a helper makes the key from its parameter's id; the value holds the argument the call passed
+    "value_holds_the_argument_a_helper_keyed": (
+        "class State:\n    args = {}\n    @staticmethod\n    def key(recipe, group):\n"
+        "        return f'{recipe}-{id(group)}'\n    @classmethod\n    def add(cls, meta):\n"
+        "        k = cls.key(meta['recipe'], meta['group'])\n        cls.args[k] = (meta['recipe'], meta['group'])\n"),
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -529,6 +534,11 @@ NOT_SAFE_CASES = {
                                 "        self.owner = owner\n        _registry[id(self)] = self.close\n"
                                 "    def __del__(self):\n        _registry.pop(id(self.owner), None)\n"
                                 "    def close(self):\n        pass\n"),
+    # the same helper; the value holds the other argument
+    "value_holds_the_argument_a_helper_did_not_key": (
+        "class State:\n    args = {}\n    @staticmethod\n    def key(recipe, group):\n"
+        "        return f'{recipe}-{id(group)}'\n    @classmethod\n    def add(cls, meta):\n"
+        "        k = cls.key(meta['recipe'], meta['group'])\n        cls.args[k] = (meta['recipe'], 1)\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

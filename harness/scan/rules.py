@@ -409,8 +409,13 @@ def _keyed_objects(use) -> set[str]:
 
 
 def _items(value: str) -> set[str]:
-    """What a stored value's text holds at its top level: ``(x, v)`` -> ``{"x", "v"}``."""
-    return {i.strip() for i in value.strip("()[]").split(",")}
+    """What a stored value's text holds at its top level: ``(x, v)`` -> ``{"x", "v"}``,
+    ``(r, meta['group'])`` -> ``{"r", "meta['group']"}``."""
+    try:
+        node = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return {value.strip()}
+    return {ast.unparse(e) for e in node.elts} if isinstance(node, (ast.Tuple, ast.List)) else {ast.unparse(node)}
 
 
 def _removal(name: str, owner: str = "", any_entry: bool = False) -> re.Pattern:
@@ -1447,7 +1452,7 @@ class ModuleScan:
         """Why an entry keeps its key's object from being freed, or ``""``: a value that holds the object
         (``m[id(x)] = x``, ``m[t.data_ptr()] = (t, out)``), a weak-valued mapping whose value is the object
         (the entry dies with it), or a weak reference to it checked with ``is`` on the hit."""
-        objects = set().union(*map(_keyed_objects, uses))
+        objects = set().union(*map(self._keyed_objects_at_use, uses))
         if not objects:
             return ""
         weak_values = self.mapping_kind(dotted_text(uses[0].mapping)) in WEAK_VALUE_MAPPINGS
@@ -1466,6 +1471,39 @@ class ModuleScan:
                     self._root_facts(r)[2] for r in self._roots(u)):
                 return "the entry holds a weak reference to its object, compared with `is` on a hit"
         return ""
+
+    def _keyed_objects_at_use(self, use: Use) -> set[str]:
+        """The objects whose id keys ``use``, named as the use's own code names them: an id taken of a
+        function's parameter and returned (``def key(group): return f"{id(group)}"``) is of the argument
+        the call passes (``key(meta["group"])`` -> ``meta['group']``), so a value holding that argument
+        holds the object."""
+        names = set()
+        obj = ""
+        for path, line, _col, text in use.flow:
+            obj = _keyed_object(text) or obj
+            if obj and text.startswith("returned by ") and path == self.path:
+                obj = self._argument_for(obj, line, text[len("returned by "):].removesuffix("()"))
+            if not obj:
+                continue
+            names.add(obj)
+        return names | _keyed_objects(use)
+
+    def _argument_for(self, obj: str, line: int, callee: str) -> str:
+        """``obj`` (``group``, ``group.x``) as the call to ``callee`` at ``line`` passes it, or ``""`` when
+        ``obj`` is no parameter of that function of this module."""
+        root, dot, rest = obj.partition(".")
+        call = next((n for n in walk(self._function_at(line)) if isinstance(n, ast.Call)
+                     and getattr(n, "lineno", 0) == line and ast.unparse(n.func) == callee), None)
+        defs = [(f, c) for f, c in self.functions if call is not None and f.name == last_name(call.func)]
+        if len(defs) != 1:
+            return ""
+        fn, cls = defs[0]
+        params = _positional(fn)
+        if cls is not None and not any(last_name(d) == "staticmethod" for d in fn.decorator_list):
+            params = params[1:]
+        bound = {**dict(zip(params, call.args)), **{k.arg: k.value for k in call.keywords if k.arg}}
+        arg = bound.get(root)
+        return ast.unparse(arg) + dot + rest if arg is not None and not isinstance(arg, ast.Starred) else ""
 
     def _held_by_the_same_object(self, uses: list[Use]) -> str:
         """Why a field of ids cannot outlive its objects, or ``""``: for every id put into it
