@@ -56,7 +56,10 @@ def expected(case: Path) -> Counter:
 
 def reported(case: Path) -> Counter:
     result = scan_paths([str(case)], workers=1)
-    return Counter((f.code, f.level) for f in result.findings if not f.suppressed)
+    # A cache safe by its guards is reported at the level they suggest (the L2 and L3 designs); one safe
+    # because its entry holds its object or goes with it is no finding.
+    return Counter((f.code, f.level) for f in result.findings
+                   if not f.suppressed and (not f.safe or f.safe.startswith("its guards suggest")))
 
 
 def labelled_scores() -> dict:
@@ -211,7 +214,7 @@ def test_noqa_needs_a_reason(capsys, tmp_path):
 @core_model
 def test_exclude_globs(capsys):
     code, out, _ = _run(["scan", "--exclude", "tp_*", "--exclude", "hard_*", str(CASES)], capsys)
-    assert code == 0 and out.startswith("0 finding(s)")
+    assert code == 0 and out.splitlines()[-1].startswith("0 finding(s)"), out  # safe lines may come first
     # Named paths are excluded too: pre-commit names every file it checks.
     code, out, _ = _run(["scan", "--exclude", "tp_pkg_cross", str(CASES / "tp_pkg_cross")], capsys)
     assert code == 0 and out.startswith("0 finding(s) in 0 file(s)")

@@ -610,6 +610,23 @@ def _membership_guards(fn: ast.AST, line: int, keys: set[str]) -> list[str]:
     return [t for t in tables if t]
 
 
+def _ids_named(fn: ast.AST, value: str) -> set[str]:
+    """The objects whose ``id()`` a kept value's text names, itself or through a local of ``fn`` it
+    names (``(key, r)`` with ``key = (id(r), id(s))`` -> ``r``, ``s``): a flow follows one of them."""
+    try:
+        names = {n.id for n in walk(ast.parse(value, mode="eval")) if isinstance(n, ast.Name)}
+    except SyntaxError:
+        return set()
+    texts = [value] + [ast.unparse(n.value) for n in walk(fn) if isinstance(n, ast.Assign)
+                       and any(isinstance(t, ast.Name) and t.id in names for t in n.targets)]
+    return {m for text in texts for m in re.findall(r"\bid\(([\w.]+)\)", text)}
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    """The names a loop binds: ``(key, sid), r`` -> ``key``, ``sid``, ``r``."""
+    return [n.id for n in walk(target) if isinstance(n, ast.Name)] if not isinstance(target, ast.Name) else [target.id]
+
+
 def _binds(node: ast.AST, field: str) -> bool:
     """``self._params = []``: ``node`` binds ``field`` anew (what it held before may go)."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
@@ -685,6 +702,7 @@ class ModuleScan:
         self.functools_cache = False  # ``from functools import cache``
         self.module_names: set[str] = set()  # names bound by ``import x`` / ``import x.y as z``
         self.compared: set[str] = set()  # names (a field's last part) compared with == or != here (ARH005)
+        self.loop_targets: dict[str, set[str]] = {}  # a name a for-loop binds -> what it runs over (last parts)
         self._collect(tree, self.scopes[0], None)
         for scope in self.scopes:
             scope.finish()
@@ -743,6 +761,9 @@ class ModuleScan:
                     self.module_names.update(a.asname or a.name.partition(".")[0] for a in node.names)
                 elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
                     self.compared.update(_last_part(side) for side in (node.left, node.comparators[0]))
+                elif (kind is ast.For or kind is ast.comprehension) and _last_part(node.iter):
+                    for name in _target_names(node.target):
+                        self.loop_targets.setdefault(name, set()).add(_last_part(node.iter))
                 stack.extend(child_nodes(node))
 
     def step(self, node: ast.AST, text: str) -> Step:
@@ -1160,8 +1181,25 @@ class ModuleScan:
             scope.mapping_uses = list(self._find_mapping_uses(scope))
         return scope.mapping_uses
 
+    @property
+    def searched_lists(self) -> set[str]:
+        """Lists run over by a loop whose variable is compared with ``==``/``!=`` (last parts): the entries
+        of an association list (``for (key, sender_id), r in self.receivers: if sender_id == now:``)."""
+        return {lst for name, lists in self.loop_targets.items() if name in self.compared for lst in lists}
+
+    def _loop_list(self, node: ast.AST, scope: Scope) -> ast.AST | None:
+        """The kept list (a field or global) a loop of ``scope`` runs over to bind the name ``node``, else None."""
+        if not isinstance(node, ast.Name):
+            return None
+        for n in scope.nodes:
+            if isinstance(n, (ast.For, ast.comprehension)) and node.id in _target_names(n.target) \
+                    and _kept_beyond_the_call(n.iter, scope) and not isinstance(_unsubscripted(n.iter), ast.Call):
+                return n.iter
+        return None
+
     def _find_mapping_uses(self, scope: Scope):
         asserted = set()  # an assert's test: a check that an address is unchanged asks about memory, reuses nothing
+        searched = self.searched_lists
         for node in scope.nodes:  # each node before its children
             kind = type(node)
             if kind is ast.Assert:
@@ -1169,6 +1207,11 @@ class ModuleScan:
             elif kind is ast.Subscript:
                 how = {ast.Load: "read", ast.Store: "written", ast.Del: "popped"}[type(node.ctx)]
                 yield node.value, node.slice, how, node, None
+            elif kind is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                    and len(node.args) == 1 and _last_part(node.func.value) in searched \
+                    and _kept_beyond_the_call(node.func.value, scope):
+                # an entry of an association list, searched by comparing its parts (ARH005)
+                yield node.func.value, node.args[0], "remembered", node, node.args[0]
             elif kind is ast.Call and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in MAPPING_METHODS and node.args:
                 value = node.args[1] if node.func.attr in ("setdefault", "put") and len(node.args) > 1 else None
@@ -1186,6 +1229,9 @@ class ModuleScan:
                 for held, now in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
                     if _kept_beyond_the_call(held, scope) and _of_now(now, scope):
                         yield held, now, "compared", node, None
+                    elif (kept := self._loop_list(held, scope)) is not None and _of_now(now, scope) \
+                            and self._loop_list(now, scope) is None:
+                        yield kept, now, "compared", node, None  # a part of a kept list's entry
             elif kind is ast.Assign:
                 for t in node.targets:
                     if isinstance(t, ast.Subscript):
@@ -1902,12 +1948,13 @@ class ModuleScan:
         (``self._last = (id(x), x)``), or the function that keeps it keeps the object in another field."""
         reasons = []
         for u in stored:
-            objects = _keyed_objects(u)
-            if objects & _items(u.value):
-                reasons.append(f"the value kept holds {sorted(objects)[0]} itself")
+            fn = self._function_at(u.line)
+            objects = _keyed_objects(u) | _ids_named(fn, u.value)
+            if objects and objects <= _items(u.value):  # every one whose id it keeps (a receiver and a sender)
+                reasons.append(f"the value kept holds {and_join(sorted(objects))} "
+                               f"{'itself' if len(objects) == 1 else 'themselves'}")
                 continue
             attr = u.mapping.rpartition(".")[2]
-            fn = self._function_at(u.line)
             holder = next((h for n in walk(fn) for obj in objects if (h := _kept_in_field(n, obj, attr))), "")
             if u.path != self.path or not holder:
                 return ""
