@@ -401,6 +401,17 @@ SAFE_CASES = {
         "class State:\n    args = {}\n    @staticmethod\n    def key(recipe, group):\n"
         "        return f'{recipe}-{id(group)}'\n    @classmethod\n    def add(cls, meta):\n"
         "        k = cls.key(meta['recipe'], meta['group'])\n        cls.args[k] = (meta['recipe'], meta['group'])\n"),
+    # the value a local name was bound to just before the put: a wrapper that keeps the object
+    "value_named_before_the_put": ("class Context:\n    def __init__(self, name, obj):\n        self.name = name\n"
+                                   "        self.obj = obj\nclass Trace:\n    def __init__(self):\n"
+                                   "        self._ctx = {}\n    def add(self, x):\n        key = id(x)\n"
+                                   "        prev = self._ctx.get(key)\n        if prev is None:\n"
+                                   "            val = Context('o', x)\n            self._ctx[key] = val\n"
+                                   "            return val\n        return prev\n"),
+    # the value given the object as an attribute before the put
+    "value_given_the_object": ("_cache = {}\nclass Node:\n    pass\ndef make(x):\n    node = Node()\n"
+                               "    node.source = x\n    _cache[id(x)] = node\n    return node\n"
+                               "def find(x):\n    return _cache.get(id(x))\n"),
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -542,6 +553,19 @@ NOT_SAFE_CASES = {
         "class State:\n    args = {}\n    @staticmethod\n    def key(recipe, group):\n"
         "        return f'{recipe}-{id(group)}'\n    @classmethod\n    def add(cls, meta):\n"
         "        k = cls.key(meta['recipe'], meta['group'])\n        cls.args[k] = (meta['recipe'], 1)\n"),
+    # the name bound to the wrapper, then to something else before the put
+    "value_named_then_rebound": ("class Context:\n    def __init__(self, name, obj):\n        self.name = name\n"
+                                 "        self.obj = obj\n_ctx = {}\ndef add(x):\n    val = Context('o', x)\n"
+                                 "    val = val.name\n    _ctx[id(x)] = val\n"),
+    # the name bound to the wrapper on one branch, to None on another (xformers' CACHE)
+    "value_named_on_one_branch": ("class Fused:\n    def __init__(self, group):\n        self.group = group\n"
+                                  "CACHE = {}\ndef init(group, on):\n    try:\n        obj = CACHE[id(group)]\n"
+                                  "    except KeyError:\n        if on:\n            obj = Fused(group)\n"
+                                  "        else:\n            obj = None\n        CACHE[id(group)] = obj\n    return obj\n"),
+    # the attribute set, then the name rebound to a new object before the put
+    "value_given_the_object_then_rebound": ("_cache = {}\nclass Node:\n    pass\ndef make(x):\n    node = Node()\n"
+                                            "    node.source = x\n    node = Node()\n    _cache[id(x)] = node\n"
+                                            "    return node\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

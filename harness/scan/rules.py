@@ -1506,8 +1506,7 @@ class ModuleScan:
         for u in uses:
             if not u.value:
                 continue
-            held = objects & _items(u.value) or {
-                obj for obj in objects if self._wrapper_holds(u.value, obj)}
+            held = {obj for obj in objects if self._value_holds(u, obj)}
             if held and weak_values:
                 return f"the entry's value is {sorted(held)[0]} itself, held weakly: the entry dies with it"
             if held:
@@ -1517,6 +1516,32 @@ class ModuleScan:
                     self._root_facts(r)[2] for r in self._roots(u)):
                 return "the entry holds a weak reference to its object, compared with `is` on a hit"
         return ""
+
+    def _value_holds(self, use: Use, obj: str) -> bool:
+        """Does the value ``use`` stores hold ``obj``: as an item (``(obj, v)``), through a wrapper class
+        of this module that keeps it (``Entry(obj)``), or, for a local name, through what the function
+        last bound that name to before the put (``val = Entry(name, obj)`` then ``m[k] = val``) or an
+        attribute it then set on it (``val.obj = obj``); only where the function binds that name once."""
+        if obj in _items(use.value) or self._wrapper_holds(use.value, obj):
+            return True
+        fn = self._function_at(use.line)
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not use.value.isidentifier():
+            return False
+        name = use.value
+        before = sorted((n for n in walk(fn) if isinstance(n, ast.Assign) and n.lineno < use.line
+                         and len(n.targets) == 1), key=lambda n: n.lineno)
+        binds = [n for n in before if isinstance(n.targets[0], ast.Name) and n.targets[0].id == name]
+        if len(binds) != 1:
+            return False  # bound in several places (``obj = None`` on one branch): which one reaches the put?
+        last = binds[0]
+        if any(isinstance(n, (ast.For, ast.While)) and n.lineno < last.lineno <= (n.end_lineno or n.lineno) < use.line
+               for n in walk(fn)):
+            return False  # bound in a loop that ended before the put: which binding is it?
+        bound = ast.unparse(last.value)
+        if obj in _items(bound) or self._wrapper_holds(bound, obj):
+            return True
+        return any(isinstance(n.targets[0], ast.Attribute) and dotted(n.targets[0].value) == name
+                   and n.lineno > last.lineno and obj in _items(ast.unparse(n.value)) for n in before)
 
     def _keyed_objects_at_use(self, use: Use) -> set[str]:
         """The objects whose id keys ``use``, named as the use's own code names them: an id taken of a
