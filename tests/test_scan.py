@@ -359,6 +359,13 @@ ALLOCATOR = ("class Allocator:\n    def __init__(self):\n        self.tensor_map
              "        self.params[tid] = [p.shape]\n"
              "    def release(self, t):\n        self._free(id(t))\n")
 
+TRANSACTION = ("class Transaction:\n    def __init__(self):\n        self._resources, self._voted = [], {}\n"
+               "    def join(self, rm):\n        self._resources.append(rm)\n"
+               "    def commit(self):\n        L = list(self._resources)\n        for rm in L:\n"
+               "            self._voted[id(rm)] = True\n"
+               "    def abort(self):\n        for rm in list(self._resources):\n"
+               "            if id(rm) not in self._voted:\n                rm.abort()\n")
+
 SAFE_CASES = {
     # a table filled whole by a comprehension, beside a field that keeps the collection it runs over
     "comprehension_beside_its_collection": ("class Backend:\n    def __init__(self, client, scatter):\n"
@@ -412,6 +419,9 @@ SAFE_CASES = {
     "value_given_the_object": ("_cache = {}\nclass Node:\n    pass\ndef make(x):\n    node = Node()\n"
                                "    node.source = x\n    _cache[id(x)] = node\n    return node\n"
                                "def find(x):\n    return _cache.get(id(x))\n"),
+    # ids of the elements of a field, taken while running over a copy of it; both dropped together
+    "ids_of_a_fields_elements": TRANSACTION + ("    def free(self):\n        del self._resources[:]\n"
+                                               "        self._voted = None\n"),
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -566,6 +576,13 @@ NOT_SAFE_CASES = {
     "value_given_the_object_then_rebound": ("_cache = {}\nclass Node:\n    pass\ndef make(x):\n    node = Node()\n"
                                             "    node.source = x\n    node = Node()\n    _cache[id(x)] = node\n"
                                             "    return node\n"),
+    # the same, but one element can leave the field while its id stays
+    "element_leaves_the_field_alone": TRANSACTION + ("    def leave(self, rm):\n        self._resources.remove(rm)\n"),
+    # ids of the elements of a collection no field keeps
+    "ids_of_a_parameters_elements": ("class Transaction:\n    def __init__(self):\n        self._voted = {}\n"
+                                     "    def commit(self, resources):\n        L = list(resources)\n"
+                                     "        for rm in L:\n            self._voted[id(rm)] = True\n"
+                                     "    def voted(self, rm):\n        return id(rm) in self._voted\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

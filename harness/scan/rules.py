@@ -627,6 +627,28 @@ def _target_names(target: ast.AST) -> list[str]:
     return [n.id for n in walk(target) if isinstance(n, ast.Name)] if not isinstance(target, ast.Name) else [target.id]
 
 
+def _iterated_from_a_field(fn: ast.AST, obj: str, attr: str) -> str:
+    """The other field of ``self`` whose elements ``obj`` runs over where ``fn`` takes its id: ``for rm in
+    self._resources`` or through a copy made in ``fn`` (``L = list(self._resources)``; ``for rm in L``),
+    else ``""``. The object is in that field when its id is put; that it stays there as long as the id
+    is for ``_dropped_together`` to say."""
+    collection = _iterated(fn, obj)
+    if not collection:
+        return ""
+    binds = [n.value for n in walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == collection]
+    if binds:
+        if len(binds) != 1:
+            return ""
+        value = binds[0]
+        if isinstance(value, ast.Call) and last_name(value.func) in ("list", "tuple", "sorted") \
+                and len(value.args) == 1:
+            value = value.args[0]
+        collection = dotted(value)
+    field = collection.partition(".")[2] if collection.startswith("self.") else ""
+    return field if field and "." not in field and field != attr else ""
+
+
 def _binds(node: ast.AST, field: str) -> bool:
     """``self._params = []``: ``node`` binds ``field`` anew (what it held before may go)."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
@@ -1603,7 +1625,7 @@ class ModuleScan:
         for obj, line in taken:
             fn = self._function_at(line)
             holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "") \
-                or _collection_kept_with(fn, obj, attr)
+                or _collection_kept_with(fn, obj, attr) or _iterated_from_a_field(fn, obj, attr)
             if not holder or not self._dropped_together(uses[0].cls, holder, attr):
                 return ""
             reasons.append(f"the same object keeps {obj} in self.{holder}")
