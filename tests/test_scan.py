@@ -583,6 +583,12 @@ NOT_SAFE_CASES = {
                                      "    def commit(self, resources):\n        L = list(resources)\n"
                                      "        for rm in L:\n            self._voted[id(rm)] = True\n"
                                      "    def voted(self, rm):\n        return id(rm) in self._voted\n"),
+    # entries that go with their objects, looked up by an id another object kept (SQLAlchemy's sessions)
+    "id_kept_by_another_object": ("import weakref\n_sessions = weakref.WeakValueDictionary()\n"
+                                  "class Session:\n    def __init__(self):\n        self.hash_key = id(self)\n"
+                                  "        _sessions[self.hash_key] = self\n    def attach(self, state):\n"
+                                  "        state.session_id = self.hash_key\n"
+                                  "def session_of(state):\n    return _sessions.get(state.session_id)\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

@@ -115,3 +115,19 @@ def test_a_row_counts_a_finding_at_its_location_only(tmp_path, capsys):
     assert main(["--corpus", str(path)]) == 0
     out = capsys.readouterr().out
     assert "TP 1  FP 0  FN 0  TN 1" in out, out
+
+
+def test_a_finding_names_a_row_whose_sink_uses_its_cache(tmp_path, capsys):
+    """A row citing a table's put counts a finding about that table reported at its lookup."""
+    shapes = tmp_path / "shapes"
+    shapes.mkdir()
+    (shapes / "put_row.py").write_text(
+        "import weakref\n_sessions = weakref.WeakValueDictionary()\nclass Session:\n    def __init__(self):\n"
+        f"        self.hash_key = id(self)\n        _sessions[self.hash_key] = self  {SINK_MARK}\n"
+        "    def attach(self, state):\n        state.session_id = self.hash_key\n"
+        "def session_of(state):\n    return _sessions.get(state.session_id)\n")
+    row = f"put_row\tx/y\ta.py\t{'0' * 40}\t6\taddress-keyed\ta kept id finds the next session\tput_row.py"
+    path = tmp_path / "corpus.tsv"
+    path.write_text(open(CORPUS, encoding="utf-8").readline() + row + "\n")
+    assert main(["--corpus", str(path)]) == 0
+    assert "TP 1  FP 0  FN 0  TN 0" in capsys.readouterr().out

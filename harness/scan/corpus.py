@@ -118,11 +118,23 @@ def sink_lines(row: Row) -> set[tuple[Path, int]]:
 def predicted_positive(row: Row) -> bool:
     """A finding that counts (neither suppressed nor safe) and names the row's location: one of the
     lines it lists, or a step of its flow, is a sink line of the row's shape (scanned alone, no other
-    shape's helpers). A finding elsewhere in the shape is about another location, not this row."""
+    shape's helpers), or the cache it is about is the one a sink line uses (the finding may be at its
+    lookup where the row cites its put). A finding on another table of the shape is about another
+    location, not this row."""
     result = scan_paths([str(row.shape)], workers=1)
     sinks = sink_lines(row)
-    return any(f.counts and any((Path(path).resolve(), line) in sinks for path, line in _named(f))
+    texts = {(f, n): line for f, n in sinks for i, line in
+             enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if i == n}
+    return any(f.counts and (any((Path(path).resolve(), line) in sinks for path, line in _named(f))
+                             or any(_uses(text, f.cache) for (file, _), text in texts.items()
+                                    if file == Path(f.path).resolve()))
                for f in result.findings)
+
+
+def _uses(line: str, cache: str) -> bool:
+    """Does a sink line's code name the cache a finding is about (``_sessions[k] = s`` and ``_sessions``)?"""
+    code = line.partition("#")[0]
+    return bool(cache) and re.search(r"(?<![\w.])%s(?!\w)" % re.escape(cache), code) is not None
 
 
 def _named(finding) -> list[tuple[str, int]]:

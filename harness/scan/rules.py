@@ -100,6 +100,7 @@ class Finding:
     flow: list[dict] = field(default_factory=list)  # {"path", "line", "col", "text"}: source ... sink
     why: str = ""  # one line: why the key can match another object
     lines: list[int] = field(default_factory=list)  # every line of ``path`` that uses the cache, ``line`` first
+    cache: str = ""  # the mapping or field as the code names it (``self._entries``), where there is one
     run: str | None = None  # with --confirm: confirmed, reached without reuse or not reached (scan.confirm)
     run_detail: str = ""  # what the run saw there
     # Why no stale match can happen: the entry holds its object (so its address or id stays taken while
@@ -406,6 +407,14 @@ def _keyed_object(step_text: str) -> str:
 def _keyed_objects(use) -> set[str]:
     """The objects whose address or id the steps of ``use``'s flow read (``_keyed_object`` of each)."""
     return {obj for t in use.flow if (obj := _keyed_object(t[3]))}
+
+
+def _kept_by_another(use) -> set[str]:
+    """The steps where ``use``'s key is stored in a field of another object than the one whose id it is
+    (``id(self)`` stored in ``state.session_id``, then read back): an id kept apart from its object."""
+    objects = {obj.partition(".")[0] for obj in _keyed_objects(use)}
+    return {t[3] for t in use.flow if t[3].startswith("stored in ") and "." in t[3]
+            and t[3][len("stored in "):].partition(".")[0] not in objects}
 
 
 def _items(value: str) -> set[str]:
@@ -1444,7 +1453,7 @@ class ModuleScan:
     def _finding(self, code: str, at: tuple[str, int, int], message: str, key: Parts, guards: dict[str, bool],
                  cls: ast.ClassDef | None = None, notes: list[str] | None = None,
                  key_text: list[str] | None = None, liveness_text: str = "liveness weakref",
-                 flow: Flow = (), why: str = "", lines: list[int] | None = None) -> None:
+                 flow: Flow = (), why: str = "", lines: list[int] | None = None, cache: str = "") -> None:
         level = self.suggested_level(guards)
         present = [liveness_text if g == "liveness weakref" else g for g, on in guards.items() if on]
         path, line, col = at
@@ -1453,7 +1462,7 @@ class ModuleScan:
             [g for g, on in guards.items() if not on], level, self._audit(cls, level),
             (notes or []) + self._subclass_notes(cls, key, level),
             flow=[{"path": p, "line": ln, "col": c, "text": t} for p, ln, c, t in flow], why=why,
-            lines=lines or [line]))
+            lines=lines or [line], cache=cache))
 
     def _audit(self, cls: ast.ClassDef | None, level: str, base: ast.ClassDef | None = None) -> str | None:
         """The audit command for a cache class with get/put (its own or inherited from ``base``)."""
@@ -1906,7 +1915,13 @@ class ModuleScan:
             # A weak-valued mapping of its own counts as pinned for the guard, not as safe: its value
             # may be something other than the object (the entry then outlives the object).
             own_weak_values = self.mapping_kind(dotted_text(name)) in WEAK_VALUE_MAPPINGS
-            safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and (
+            # An entry that holds its object (or goes with it) cannot go stale, but a key that another
+            # object kept can: ``state.session_id = session.hash_key``, looked up after the session died,
+            # finds the next session at that id.
+            put_fields = {t[3] for u in uses if u.how in ("written", "added") for t in u.flow}
+            stale_key = next((u for u in uses if u.how not in ("written", "added")
+                              and _kept_by_another(u) - put_fields), None)
+            safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and stale_key is None and (
                 self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
                 or self._held_by_the_same_object(uses) or self._gone_when_the_call_ends(uses)
                 or self._put_while_a_pinned_table_has_it(uses) or (
@@ -1922,6 +1937,10 @@ class ModuleScan:
             what = self._reused_what(key_parts)
             why = (f"once the object is freed, its {what} can be given to another object, whose lookup then "
                    "finds this entry")
+            if stale_key is not None:
+                kept = sorted(_kept_by_another(stale_key) - put_fields)[0][len("stored in "):]
+                why = (f"the key is kept in {kept}, apart from its object: once that object is freed, another "
+                       f"can take its {what} and enter the table, and the kept key then finds it")
             if is_functools:
                 message = (f"{name} is keyed by an argument made of {and_join(describe_parts(key_parts))}: "
                            f"once the tensor is freed, its {what} can match another tensor")
@@ -1933,7 +1952,7 @@ class ModuleScan:
                        f"with a key made of {and_join(describe_parts(key_parts))}: once the object is freed, "
                        f"its {what} can match another object{where}")
             self._finding("ARH001", (path, first.line, first.col), message, key_parts, guards, cls,
-                          flow=first.flow, why=why, lines=lines,
+                          flow=(stale_key or first).flow, why=why, lines=lines, cache=name,
                           liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
                           else "liveness weakref")
             found = self.findings[-1]
@@ -1964,7 +1983,7 @@ class ModuleScan:
         cls = self.classes.get(first.cls) if first.path == self.path else None
         self._finding("ARH005", (first.path, first.line, first.col), message, key_parts,
                       self.guards_of(uses, key_parts), cls, flow=stored[0].flow + compared[0].flow[-1:],
-                      why=f"a freed object's {what} can be given to another object", lines=lines)
+                      why=f"a freed object's {what} can be given to another object", lines=lines, cache=name)
         self.findings[-1].safe = (what == "id()" and self._remembered_with_its_object(stored)
                                   or self._rechecked_through_a_weak_reference(stored, compared)) or None
 
