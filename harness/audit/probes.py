@@ -58,9 +58,12 @@ OFFSETS = ("0", "16", "33")  # elements into its storage: 16 is a multiple of ev
 HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0, "cleared": 60}
 # A long-running server's cache holds tens of thousands of entries. One larger than FILLED is met
 # new, with 60 held, cleared or after 1,000 inserts, never filled to its bound (nor for its
-# recency): filling it would cost a design whose put() is linear in the entries held minutes a row.
+# recency) in the pairwise rows: filling it would cost a design whose put() is linear in the
+# entries held minutes a row. One row (FILLED_LARGE) fills a cache just past 10,000 entries: the
+# bound and recency of a cache that large are judged once, in the everyday case.
 MAX_SIZES = (1, 2, 3, 17, 64, 128, 1024, 4096, 32768)
 FILLED = 4096
+FILLED_LARGE_SIZE = 10_001
 PROPERTIES = {
     "dtype": DTYPES,
     "shape": tuple(SHAPES),
@@ -117,7 +120,7 @@ def _possible(row: dict) -> bool:
         return False
     if row.get("age") == "10" and "max_size" in row and int(row["max_size"]) <= 10:
         return False  # ten inserts after its put evict the source's entry: its obligations would test nothing
-    if row.get("history") == "full" and "max_size" in row and int(row["max_size"]) > FILLED:
+    if row.get("history") == "full" and "max_size" in row and FILLED < int(row["max_size"]) != FILLED_LARGE_SIZE:
         return False  # see MAX_SIZES
     return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
 
@@ -147,7 +150,7 @@ def situations(seed: int = 0) -> tuple:
         rows.append(row)
         uncovered -= {(x, row[x], y, row[y]) for i, x in enumerate(names) for y in names[i + 1:]}
     # Large caches last: their history is most of the time, and a failure shows sooner on the rest.
-    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES
+    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + (FILLED_LARGE,)
 
 
 # The everyday case, whole (pairs of values do not make it: it is many properties at once):
@@ -167,6 +170,10 @@ LARGEST = {"shape": "video latent", "max_size": str(MAX_SIZES[-1]), "writes": PR
            "version": PROPERTIES["version"][-1], "elapsed": PROPERTIES["elapsed"][-1],
            "age": PROPERTIES["age"][-1], "hits": PROPERTIES["hits"][-1], "offset": "33", "history": "60 held"}
 EXTREMES = tuple({**_PLAIN, "grad": "no_grad", "dtype": dtype, **LARGEST} for dtype in DTYPES)
+# The everyday case in a cache filled just past 10,000 entries (its bound at each insert, its recency
+# filled to that bound): an implementation may change at a size no pairwise row fills.
+FILLED_LARGE = {**_PLAIN, "grad": "no_grad", "dtype": "float32", "shape": "text embedding",
+                "max_size": str(FILLED_LARGE_SIZE)}
 
 
 PRELUDE = HELPERS + '''
@@ -620,7 +627,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     if contract == "lru":  # in the cache just cleared, filled to its bound again
         # A cache of one entry has no recency, and one above FILLED is not filled: there, recency is
         # judged in a new cache of 3 (the rest of the row as it is), so that it meets every value.
-        size = max_size if 2 <= max_size <= FILLED else 3
+        size = max_size if 2 <= max_size and (max_size <= FILLED or row["history"] == "full") else 3
         side = "" if size == max_size else (f"global cache, max_size\nmax_size = {size}  # recency in a cache of "
                                             f"{size} (see MAX_SIZES)\n"
                                             f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))\n")
@@ -635,6 +642,16 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       f"    kept_it = hits({looked('a')}, 'recency: after one more')\n"
                                       "    hygiene((fresh, 'a fresh entry missed'), "
                                       "(kept_it, 'the recently used entry was evicted'), where='recency')"))
+        if size >= 3:  # a hit before the cache is full must refresh too (the check above hits a full one)
+            obligations.append((Level.L0, f"cache.clear()\na = make(SLOT, 29, S)\n"
+                                          "look(a, 'recency, not full: the source')\nkept.append(a)\n"
+                                          f"fill({size - 2}, 'recency, not full')\n"
+                                          f"fresh = hits({looked('a')}, 'recency: a hit in a cache not yet full')\n"
+                                          f"if fresh or not {through_new}:\n"
+                                          "    fill(2, 'recency, not full')\n"
+                                          f"    kept_it = hits({looked('a')}, 'recency: after the cache filled')\n"
+                                          "    hygiene((fresh, 'a fresh entry missed'), (kept_it, 'the entry used "
+                                          "before the cache was full was evicted'), where='recency, not full')"))
     mode = GRAD_MODES[row["grad"]]
     for slot, (step_level, body) in enumerate(obligations):
         body = body.replace("SLOT", str(slot))
@@ -674,9 +691,10 @@ def coverage_markdown() -> str:
         return f"`{value}` {SHAPES[value]}" if name == "shape" else f"`{value}`"
     lines = [f"- **{name}**: {', '.join(shown(name, v) for v in values)}" for name, values in PROPERTIES.items()]
     largest = ", ".join(f"{name} `{value}`" for name, value in LARGEST.items())
-    return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES)} rows meet every possible pair of these "
-                               f"values; {len(EXTREMES)} more, one per dtype, hold the everyday case with {largest}, "
-                               "all at once.\n")
+    return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES) - 1} rows meet every possible pair of "
+                               f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
+                               f"{largest}, all at once; and a last one the everyday case in a cache filled to "
+                               f"max_size `{FILLED_LARGE_SIZE}` (its bound at each insert, its recency).\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]

@@ -354,9 +354,21 @@ def refreshes(t, where):
         hit = probe.get(t) is not None
         probe.put(others[0], project(others[0]))
         kept = probe.get(t) is not None
+        # a hit before the cache is full must refresh too: t, then all but two others, a hit, two more
+        early = kept_early = True
+        if {max_size} >= 3:
+            probe = {factory}(max_size={max_size})
+            probe.put(t, project(t))
+            for other in others[1:-1]:
+                probe.put(other, project(other))
+            early = probe.get(t) is not None
+            for other in (others[-1], others[0]):
+                probe.put(other, project(other))
+            kept_early = probe.get(t) is not None
     except Exception as exc:
         raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
-    hygiene((hit, "a fresh entry missed"), (kept, "the recently used entry was evicted"), where=where)
+    hygiene((hit and early, "a fresh entry missed"), (kept, "the recently used entry was evicted"),
+            (kept_early, "the entry used before the cache was full was evicted"), where=where)
 '''
 
 
