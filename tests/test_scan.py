@@ -366,6 +366,11 @@ TRANSACTION = ("class Transaction:\n    def __init__(self):\n        self._resou
                "    def abort(self):\n        for rm in list(self._resources):\n"
                "            if id(rm) not in self._voted:\n                rm.abort()\n")
 
+SAFEREF = ("import weakref\nclass Ref:\n    _all = weakref.WeakValueDictionary()\n"
+           "    def __new__(cls, target, on_delete=None):\n        key = id(target)\n"
+           "        current = cls._all.get(key)\n        if current is not None:\n            return current\n"
+           "        base = super().__new__(cls)\n        cls._all[key] = base\n        return base\n")
+
 SAFE_CASES = {
     # a table filled whole by a comprehension, beside a field that keeps the collection it runs over
     "comprehension_beside_its_collection": ("class Backend:\n    def __init__(self, client, scatter):\n"
@@ -422,6 +427,12 @@ SAFE_CASES = {
     # ids of the elements of a field, taken while running over a copy of it; both dropped together
     "ids_of_a_fields_elements": TRANSACTION + ("    def free(self):\n        del self._resources[:]\n"
                                                "        self._voted = None\n"),
+    # put in __new__; __init__, run on the same arguments, makes a weak reference that removes it
+    "weak_reference_made_in_init": SAFEREF + ("    def __init__(self, target, on_delete=None):\n"
+                                              "        self.key = id(target)\n"
+                                              "        def remove(weak, self=self):\n"
+                                              "            self.__class__._all.pop(self.key, None)\n"
+                                              "        self.weak = weakref.ref(target, remove)\n"),
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -589,6 +600,12 @@ NOT_SAFE_CASES = {
                                   "        _sessions[self.hash_key] = self\n    def attach(self, state):\n"
                                   "        state.session_id = self.hash_key\n"
                                   "def session_of(state):\n    return _sessions.get(state.session_id)\n"),
+    # the same, but __init__ takes its arguments in another order: its weak reference watches another object
+    "weak_reference_made_in_init_on_another": SAFEREF + ("    def __init__(self, on_delete, target=None):\n"
+                                                         "        self.key = id(target)\n"
+                                                         "        def remove(weak, self=self):\n"
+                                                         "            self.__class__._all.pop(self.key, None)\n"
+                                                         "        self.weak = weakref.ref(target, remove)\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

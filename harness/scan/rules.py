@@ -1757,11 +1757,12 @@ class ModuleScan:
         for u in puts:
             around = self._function_at(u.line)
             # the weak reference must watch the object whose id keys this entry, not another one
-            watched = _keyed_objects(u)
+            watched = self._keyed_objects_at_use(u)
             reason = next((f"{ast.unparse(node)} (line {node.lineno}) removes the entry when its object dies"
-                           for node in walk(around) if isinstance(node, ast.Call) and len(node.args) >= 2
+                           for fn in self._made_with(around) for node in walk(fn)
+                           if isinstance(node, ast.Call) and len(node.args) >= 2
                            and ast.unparse(node.args[0]) in watched
-                           and any(self._callback_removes(c, removes, around)
+                           and any(self._callback_removes(c, removes, fn)
                                    for c in _callbacks(node, self.weakref_names))), "")
             if not reason and watched == {"self"}:
                 reason = self._removed_in_del(u, around, removes)
@@ -1769,6 +1770,18 @@ class ModuleScan:
                 return ""
             reasons.append(reason)
         return reasons[0]
+
+    def _made_with(self, fn: ast.AST) -> list[ast.AST]:
+        """``fn``, and for a class's ``__new__`` its ``__init__`` with the same leading parameters: both run
+        for every instance made, on the same arguments (a weak reference made in ``__init__`` for an
+        entry ``__new__`` put, Celery's ``saferef``)."""
+        cls = next((c for c in self.classes.values() if fn in c.body), None)
+        if cls is None or getattr(fn, "name", "") != "__new__":
+            return [fn]
+        init = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+        if init is None or _positional(init)[1:2] != _positional(fn)[1:2]:
+            return [fn]
+        return [fn, init]
 
     def _removed_in_del(self, put: Use, around: ast.AST, removes: re.Pattern) -> str:
         """An entry keyed by ``id(self)`` that the class's ``__del__`` removes under the same key goes as
