@@ -308,11 +308,15 @@ class Scope:
                     self.tensors.add(func.value.id)
             elif kind is ast.Assign or kind is ast.AnnAssign:
                 targets = n.targets if kind is ast.Assign else [n.target]
-                for t in targets:
-                    if isinstance(t, ast.Name) and n.value is not None:
-                        self.aliases.setdefault(t.id, []).append(n.value)
-                        if isinstance(n.value, ast.Call) and re.fullmatch(r"[A-Z]\w*", last_name(n.value.func)):
-                            self.types.setdefault(t.id, last_name(n.value.func))
+                pairs = [(t, n.value) for t in targets]
+                if len(targets) == 1 and isinstance(targets[0], ast.Tuple) and isinstance(n.value, ast.Tuple) \
+                        and len(targets[0].elts) == len(n.value.elts):  # ``key, table = id(m), ctx.table``
+                    pairs = list(zip(targets[0].elts, n.value.elts))
+                for t, value in pairs:
+                    if isinstance(t, ast.Name) and value is not None:
+                        self.aliases.setdefault(t.id, []).append(value)
+                        if isinstance(value, ast.Call) and re.fullmatch(r"[A-Z]\w*", last_name(value.func)):
+                            self.types.setdefault(t.id, last_name(value.func))
                 if kind is ast.AnnAssign and isinstance(n.target, ast.Name) and annotation_class(n.annotation):
                     self.types[n.target.id] = annotation_class(n.annotation)
             elif kind is ast.Global:
