@@ -371,6 +371,18 @@ SAFEREF = ("import weakref\nclass Ref:\n    _all = weakref.WeakValueDictionary()
            "        current = cls._all.get(key)\n        if current is not None:\n            return current\n"
            "        base = super().__new__(cls)\n        cls._all[key] = base\n        return base\n")
 
+PICKLER = ("class Pickler:\n    def __init__(self):\n        self._objs, self._seen = {}, []\n"
+           "    def reset(self):\n        self._objs, self._seen = {}, []\n"
+           "    def _log_ref(self, obj):\n        objid = id(obj)\n        if objid not in self._objs:\n"
+           "            self._objs[objid] = len(self._objs)\n            return True\n        return False\n"
+           "    def _mkref(self, obj):\n        return self._log_ref(obj)\n"
+           "    def flatten(self, obj):\n        self._seen.append(obj)\n        return self._mkref(obj)\n")
+REMOVER = ("from weakref import ref\ndef _remover(key_id, owner_ref):\n    def callback(wr):\n"
+           "        owner = owner_ref()\n        if owner is not None:\n            owner.data.pop(key_id, None)\n"
+           "    return callback\nclass WeakIdKeyDict:\n    def __init__(self):\n        self.data = {}\n"
+           "    def __getitem__(self, key):\n        return self.data[id(key)][1]\n"
+           "    def __setitem__(self, key, value):\n")
+
 SAFE_CASES = {
     # a table filled whole by a comprehension, beside a field that keeps the collection it runs over
     "comprehension_beside_its_collection": ("class Backend:\n    def __init__(self, client, scatter):\n"
@@ -433,6 +445,10 @@ SAFE_CASES = {
                                               "        def remove(weak, self=self):\n"
                                               "            self.__class__._all.pop(self.key, None)\n"
                                               "        self.weak = weakref.ref(target, remove)\n"),
+    # the id taken by a private method; every caller (through another) keeps the object beside it
+    "kept_by_the_callers": PICKLER,
+    # a weak reference whose callback a function of the module makes: the callback it returns pops the id
+    "callback_made_by_a_factory": REMOVER + "        self.data[id(key)] = (ref(key, _remover(id(key), ref(self))), value)\n",
     # a key that keeps the object whose id it hashes
     "key_keeps_its_object": ("class Wrap:\n    def __init__(self, val):\n        self.val = val\n"
                              "        self.h = id(val)\n    def __hash__(self):\n        return self.h\n"
@@ -606,6 +622,14 @@ NOT_SAFE_CASES = {
                                                          "        def remove(weak, self=self):\n"
                                                          "            self.__class__._all.pop(self.key, None)\n"
                                                          "        self.weak = weakref.ref(target, remove)\n"),
+    # the same, but another caller passes an object it keeps nowhere
+    "kept_by_one_caller_only": PICKLER + "    def peek(self, obj):\n        return self._log_ref(obj)\n",
+    # the same, but the method taking the id is public: anyone may call it with anything
+    "kept_by_callers_of_a_public_method": PICKLER.replace("_log_ref", "log_ref"),
+    # a factory's callback that pops another table
+    "callback_made_by_a_factory_pops_elsewhere": (REMOVER.replace("owner.data.pop", "owner.other.pop")
+                                                  + "        self.data[id(key)] = (ref(key, _remover(id(key), "
+                                                  "ref(self))), value)\n"),
     # a pop whose value is returned: a lookup that removes, not clean-up
     "take_once": "_pending = {}\ndef take(t):\n    return _pending.pop(t.data_ptr())\n",
     # a finalizer on another object than the one whose id keys the entry

@@ -1638,11 +1638,34 @@ class ModuleScan:
         for obj, line in taken:
             fn = self._function_at(line)
             holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "") \
-                or _collection_kept_with(fn, obj, attr) or _iterated_from_a_field(fn, obj, attr)
+                or _collection_kept_with(fn, obj, attr) or _iterated_from_a_field(fn, obj, attr) \
+                or self._kept_by_callers(uses[0].cls, fn, obj, attr)
             if not holder or not self._dropped_together(uses[0].cls, holder, attr):
                 return ""
             reasons.append(f"the same object keeps {obj} in self.{holder}")
         return reasons[0] if reasons else ""
+
+    def _kept_by_callers(self, cls: str | None, fn: ast.AST, param: str, attr: str, hops: int = 3) -> str:
+        """The field of ``self`` in which every caller keeps the object it passes as ``fn``'s parameter
+        ``param`` (``self._seen.append(obj)`` then ``self._mkref(obj)``, which takes ``id(obj)``), through
+        private methods of ``cls`` only (a public one may be called from outside with anything), else ``""``."""
+        if cls not in self.classes or hops == 0 or not getattr(fn, "name", "_").startswith("_") \
+                or param not in _positional(fn)[1:]:
+            return ""
+        position = _positional(fn)[1:].index(param)
+        holders = set()
+        for method in (m for m in self.classes[cls].body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            for call in (n for n in walk(method) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                         and n.func.attr == fn.name and dotted(n.func.value) == "self"):
+                if len(call.args) <= position or not isinstance(call.args[position], ast.Name):
+                    return ""
+                passed = call.args[position].id
+                holder = next((h for n in walk(method) if (h := _kept_in_field(n, passed, attr, every=True))), "") \
+                    or self._kept_by_callers(cls, method, passed, attr, hops - 1)
+                if not holder:
+                    return ""
+                holders.add(holder)
+        return holders.pop() if len(holders) == 1 else ""
 
     def _dropped_together(self, cls: str | None, holder: str, attr: str) -> bool:
         """Whatever removes from ``self.<holder>`` (a global ``holder`` when ``cls`` is None), or binds it
@@ -1857,6 +1880,16 @@ class ModuleScan:
             return self._callback_removes(callback.args[0], removes, around)
         if isinstance(callback, ast.Lambda) and isinstance(callback.body, ast.Call):  # lambda r: self._drop(k)
             return self._callback_removes(callback.body.func, removes, around)
+        if isinstance(callback, ast.Call) and isinstance(callback.func, ast.Name):
+            # ``ref(key, _remover(id(key), ...))``: a function of the module that makes the callback; the
+            # nested functions it returns must remove
+            maker = next((s.node for s in self.scopes[1:] if s.node.name == callback.func.id
+                          and s.parent is None and s.cls is None), None)
+            returned = {n.value.id for n in walk(maker) if isinstance(n, ast.Return)
+                        and isinstance(n.value, ast.Name)} if maker is not None else set()
+            made = [n for n in walk(maker) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and n is not maker and n.name in returned] if maker is not None else []
+            return bool(made) and all(any(_deletes(n, removes) for n in walk(fn)) for fn in made)
         if isinstance(callback, ast.Attribute) and dotted(callback.value) == "self":
             # ``self._died``, set in the class from a function (``self._died = died``): that function
             assigned = next((n.value for n in self.assignments if isinstance(n, ast.Assign)
