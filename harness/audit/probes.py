@@ -120,7 +120,7 @@ def _possible(row: dict) -> bool:
         return False
     if row.get("age") == "10" and "max_size" in row and int(row["max_size"]) <= 10:
         return False  # ten inserts after its put evict the source's entry: its obligations would test nothing
-    if row.get("history") == "full" and "max_size" in row and FILLED < int(row["max_size"]) != FILLED_LARGE_SIZE:
+    if row.get("history") == "full" and "max_size" in row and int(row["max_size"]) > FILLED:
         return False  # see MAX_SIZES
     return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
 
@@ -170,10 +170,11 @@ LARGEST = {"shape": "video latent", "max_size": str(MAX_SIZES[-1]), "writes": PR
            "version": PROPERTIES["version"][-1], "elapsed": PROPERTIES["elapsed"][-1],
            "age": PROPERTIES["age"][-1], "hits": PROPERTIES["hits"][-1], "offset": "33", "history": "60 held"}
 EXTREMES = tuple({**_PLAIN, "grad": "no_grad", "dtype": dtype, **LARGEST} for dtype in DTYPES)
-# The everyday case in a cache filled just past 10,000 entries (its bound at each insert, its recency
-# filled to that bound): an implementation may change at a size no pairwise row fills.
+# The everyday case in a cache of just past 10,000 entries, new: its recency checks fill it to its
+# bound (the bound checked at each insert) twice, once for a hit when full and once for a hit before.
+# An implementation may change at a size no pairwise row fills.
 FILLED_LARGE = {**_PLAIN, "grad": "no_grad", "dtype": "float32", "shape": "text embedding",
-                "max_size": str(FILLED_LARGE_SIZE)}
+                "max_size": str(FILLED_LARGE_SIZE), "history": "new"}
 
 
 PRELUDE = HELPERS + '''
@@ -625,9 +626,9 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       "(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
                                       "where='clear()')"))
     if contract == "lru":  # in the cache just cleared, filled to its bound again
-        # A cache of one entry has no recency, and one above FILLED is not filled: there, recency is
+        # A cache of one entry has no recency, and one above FILLED is not filled (but FILLED_LARGE's): there, recency is
         # judged in a new cache of 3 (the rest of the row as it is), so that it meets every value.
-        size = max_size if 2 <= max_size and (max_size <= FILLED or row["history"] == "full") else 3
+        size = max_size if 2 <= max_size <= FILLED or max_size == FILLED_LARGE_SIZE else 3
         side = "" if size == max_size else (f"global cache, max_size\nmax_size = {size}  # recency in a cache of "
                                             f"{size} (see MAX_SIZES)\n"
                                             f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))\n")
@@ -693,8 +694,8 @@ def coverage_markdown() -> str:
     largest = ", ".join(f"{name} `{value}`" for name, value in LARGEST.items())
     return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES) - 1} rows meet every possible pair of "
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
-                               f"{largest}, all at once; and a last one the everyday case in a cache filled to "
-                               f"max_size `{FILLED_LARGE_SIZE}` (its bound at each insert, its recency).\n")
+                               f"{largest}, all at once; and a last one the everyday case in a cache of max_size "
+                               f"`{FILLED_LARGE_SIZE}`, filled to its bound for its recency.\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]
