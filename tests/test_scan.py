@@ -825,3 +825,15 @@ def test_local_aliases_of_one_name_in_two_classes_are_two_tables(tmp_path, capsy
             "class B:\n    def get(self, x):\n        cache = self._b\n        return cache.get(id(x))\n")
     code, out, _ = _scan_text(tmp_path, capsys, "aliases", text)
     assert code == 1 and "2 finding(s) in 1 file(s)" in out, out
+
+
+@core_model
+def test_a_finding_on_a_getters_table_lists_where_the_getter_fills_it(tmp_path, capsys):
+    """The table an lru_cache getter builds and returns is reported at its lookup, with the lines
+    that fill it: where the ids were taken."""
+    text = ("from functools import lru_cache\n\n@lru_cache(None)\ndef _ids():\n    found = {}\n"
+            "    def walk(module):\n        for obj in module.__dict__.values():\n"
+            "            found[id(obj)] = module.__name__\n    walk(__import__('math'))\n    return found\n\n"
+            "def is_allowed(obj):\n    return id(obj) in _ids()\n")
+    code, out, _ = _scan_text(tmp_path, capsys, "getter", text)
+    assert code == 1 and "_ids() is tested" in out and "(lines 8, 13)" in out, out

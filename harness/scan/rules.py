@@ -1798,6 +1798,17 @@ class ModuleScan:
             reasons.append(reason)
         return reasons[0]
 
+    def _filled_by(self, mapping: str) -> set[int]:
+        """For a table a function of this module returns (``_ids()``, an ``lru_cache`` getter): the lines
+        of that function, its nested functions included, that put into the local it returns."""
+        if not mapping.endswith("()") or "." in mapping:
+            return set()
+        fn = next((f for f, c in self.functions if c is None and f.name == mapping[:-2]), None)
+        if fn is None:
+            return set()
+        returned = {n.value.id for n in walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+        return {n.lineno for n in walk(fn) for name in returned if _key_put_into(n, name) is not None}
+
     def _made_with(self, fn: ast.AST) -> list[ast.AST]:
         """``fn``, and for a class's ``__new__`` its ``__init__`` with the same leading parameters: both run
         for every instance made, on the same arguments (a weak reference made in ``__init__`` for an
@@ -1977,7 +1988,7 @@ class ModuleScan:
                 or self._put_while_a_pinned_table_has_it(uses) or (
                     pinned and not own_weak_values and "where it is filled (or another table keyed by the same id()), "
                     "each entry holds its object or goes when it dies"))
-            lines = sorted({u.line for u in uses})
+            lines = sorted({u.line for u in uses} | (self._filled_by(name) if path == self.path else set()))
             where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
             cls = self.classes.get(cls_name) if path == self.path else None
             classes = key_class_names(key_parts)
@@ -2002,7 +2013,8 @@ class ModuleScan:
                        f"with a key made of {and_join(describe_parts(key_parts))}: once the object is freed, "
                        f"its {what} can match another object{where}")
             self._finding("ARH001", (path, first.line, first.col), message, key_parts, guards, cls,
-                          flow=(stale_key or first).flow, why=why, lines=lines, cache=name,
+                          flow=(stale_key or first).flow, why=why, cache=name,
+                          lines=[first.line] + [ln for ln in lines if ln != first.line],
                           liveness_text="holds its object (its id() is not reused while the entry lives)" if pinned
                           else "liveness weakref")
             found = self.findings[-1]
