@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -1216,7 +1217,7 @@ class ModuleScan:
             scope.mapping_uses = list(self._find_mapping_uses(scope))
         return scope.mapping_uses
 
-    @property
+    @functools.cached_property
     def searched_lists(self) -> set[str]:
         """Lists run over by a loop whose variable is compared with ``==``/``!=`` (last parts): the entries
         of an association list (``for (key, sender_id), r in self.receivers: if sender_id == now:``)."""
