@@ -120,7 +120,7 @@ def _possible(row: dict) -> bool:
         return False
     if row.get("age") == "10" and "max_size" in row and int(row["max_size"]) <= 10:
         return False  # ten inserts after its put evict the source's entry: its obligations would test nothing
-    if row.get("history") == "full" and "max_size" in row and int(row["max_size"]) > FILLED:
+    if row.get("history") == "full" and "max_size" in row and FILLED < int(row["max_size"]) != FILLED_LARGE_SIZE:
         return False  # see MAX_SIZES
     return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
 
@@ -170,11 +170,11 @@ LARGEST = {"shape": "video latent", "max_size": str(MAX_SIZES[-1]), "writes": PR
            "version": PROPERTIES["version"][-1], "elapsed": PROPERTIES["elapsed"][-1],
            "age": PROPERTIES["age"][-1], "hits": PROPERTIES["hits"][-1], "offset": "33", "history": "60 held"}
 EXTREMES = tuple({**_PLAIN, "grad": "no_grad", "dtype": dtype, **LARGEST} for dtype in DTYPES)
-# The everyday case in a cache of just past 10,000 entries, new: its recency checks fill it to its
-# bound (the bound checked at each insert) twice, once for a hit when full and once for a hit before.
-# An implementation may change at a size no pairwise row fills.
+# The everyday case in a cache of just past 10,000 entries, filled: the row's own sources go into
+# it full (the bound checked at each insert), and its recency checks fill it again twice, once for a
+# hit when full and once for a hit before. An implementation may change at a size no pairwise row fills.
 FILLED_LARGE = {**_PLAIN, "grad": "no_grad", "dtype": "float32", "shape": "text embedding",
-                "max_size": str(FILLED_LARGE_SIZE), "history": "new"}
+                "max_size": str(FILLED_LARGE_SIZE)}
 
 
 PRELUDE = HELPERS + '''
@@ -695,7 +695,7 @@ def coverage_markdown() -> str:
     return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES) - 1} rows meet every possible pair of "
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
                                f"{largest}, all at once; and a last one the everyday case in a cache of max_size "
-                               f"`{FILLED_LARGE_SIZE}`, filled to its bound for its recency.\n")
+                               f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency).\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]
