@@ -335,6 +335,7 @@ class Scope:
         self.binding = [n for n in self.nodes if type(n) in BINDING or type(n) is ast.Call and _fills_a_list(n)]
         self.returns = [n for n in self.nodes if type(n) is ast.Return]
         self.mapping_uses: list | None = None  # found once, by ModuleScan.mapping_uses
+        self.loop_iters: dict[str, list[ast.AST]] | None = None  # found once, by ModuleScan._loop_list
         self.env: dict[str, Parts] = {}
         self.flows: dict[str, Flow] = {}
         # A function that returns one of its nested functions (a decorator, a factory) keeps
@@ -430,6 +431,9 @@ def _items(value: str) -> set[str]:
     except SyntaxError:
         return {value.strip()}
     return {ast.unparse(e) for e in node.elts} if isinstance(node, (ast.Tuple, ast.List)) else {ast.unparse(node)}
+
+
+REMOVING = {"pop", "__delitem__", "discard", "remove", "popitem", "clear"}  # what _removal's text names
 
 
 def _removal(name: str, owner: str = "", any_entry: bool = False) -> re.Pattern:
@@ -1218,6 +1222,18 @@ class ModuleScan:
         return scope.mapping_uses
 
     @functools.cached_property
+    def appends(self) -> dict[str, list[tuple]]:
+        """``x.append(v)`` calls of the module by what they append to (``self._stack``): (the innermost
+        function, its class, the call). Found once per module."""
+        found: dict[str, list[tuple]] = {}
+        scopes = {id(s.node): s for s in self.scopes}
+        for fn, cls in self.functions:
+            for n in scopes[id(fn)].nodes:
+                if type(n) is ast.Call and isinstance(n.func, ast.Attribute) and n.func.attr == "append" and n.args:
+                    found.setdefault(dotted(n.func.value), []).append((fn, cls, n))
+        return found
+
+    @functools.cached_property
     def searched_lists(self) -> set[str]:
         """Lists run over by a loop whose variable is compared with ``==``/``!=`` (last parts): the entries
         of an association list (``for (key, sender_id), r in self.receivers: if sender_id == now:``)."""
@@ -1225,13 +1241,16 @@ class ModuleScan:
 
     def _loop_list(self, node: ast.AST, scope: Scope) -> ast.AST | None:
         """The kept list (a field or global) a loop of ``scope`` runs over to bind the name ``node``, else None."""
-        if not isinstance(node, ast.Name):
+        if not isinstance(node, ast.Name) or node.id not in self.loop_targets:
             return None
-        for n in scope.nodes:
-            if isinstance(n, (ast.For, ast.comprehension)) and node.id in _target_names(n.target) \
-                    and _kept_beyond_the_call(n.iter, scope) and not isinstance(_unsubscripted(n.iter), ast.Call):
-                return n.iter
-        return None
+        if scope.loop_iters is None:  # found once per function: name -> the first loop that binds it
+            scope.loop_iters = {}
+            for n in scope.nodes:
+                if isinstance(n, (ast.For, ast.comprehension)):
+                    for name in _target_names(n.target):
+                        scope.loop_iters.setdefault(name, []).append(n.iter)
+        return next((it for it in scope.loop_iters.get(node.id, ()) if _kept_beyond_the_call(it, scope)
+                     and not isinstance(_unsubscripted(it), ast.Call)), None)
 
     def _find_mapping_uses(self, scope: Scope):
         asserted = set()  # an assert's test: a check that an address is unchanged asks about memory, reuses nothing
@@ -1683,10 +1702,14 @@ class ModuleScan:
         calls = {name: {last_name(n.func) for n in walk(f) if isinstance(n, ast.Call)
                         and (dotted(n.func.value) == "self" if isinstance(n.func, ast.Attribute) else cls is None)}
                  & set(functions) for name, f in functions.items()}
-        direct = {name: {table for table in (holder, attr) for n in walk(f)
-                         if _deletes(n, _removal(table, owner, any_entry=True))
-                         or _binds(n, f"{owner}.{table}" if owner else table)}
-                  for name, f in functions.items()}
+        patterns = {table: (_removal(table, owner, any_entry=True), f"{owner}.{table}" if owner else table)
+                    for table in (holder, attr)}
+        direct = {}
+        for name, f in functions.items():
+            nodes = [n for n in walk(f) if type(n) in (ast.Delete, ast.Assign, ast.AnnAssign) or type(n) is ast.Call
+                     and isinstance(n.func, ast.Attribute) and n.func.attr in REMOVING]
+            direct[name] = {table for table, (removes, bound) in patterns.items()
+                            if any(_deletes(n, removes) or _binds(n, bound) for n in nodes)}
 
         def drops(name: str, path: frozenset = frozenset()) -> set[str]:
             return direct[name].union(*(drops(c, path | {name}) for c in calls[name] if c not in path))
@@ -1845,13 +1868,13 @@ class ModuleScan:
             return ""
         puts = [(u.line, _keyed_objects(u)) for u in uses if u.how in ("written", "added")]
         # a list of ids (a stack) is filled by ``append``, which no use lists: every one in the owner's code
-        owner = [f for f, c in self.functions if not name.startswith("self.") or c is not None and c.name == uses[0].cls]
-        for fn in owner:
+        for fn, cls, call in self.appends.get(name, ()):
+            if name.startswith("self.") and (cls is None or cls.name != uses[0].cls):
+                continue
             ids = {t.id: _keyed_object(ast.unparse(n.value)) for n in walk(fn) if isinstance(n, ast.Assign)
                    for t in n.targets if isinstance(t, ast.Name)}
-            puts += [(n.lineno, {ids.get(ast.unparse(arg), "") or _keyed_object(ast.unparse(arg))} - {""})
-                     for n in walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                     and n.func.attr == "append" and dotted(n.func.value) == name for arg in n.args[:1]]
+            arg = ast.unparse(call.args[0])
+            puts.append((call.lineno, {ids.get(arg, "") or _keyed_object(arg)} - {""}))
         if not puts:
             return ""
         removes = _removal(attr, any_entry=True)
