@@ -635,24 +635,14 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         # Put through the source itself, hit once the row's way: a cache keyed by the object
         # never hits through a new one, and then there is no recency to judge.
         through_new = row["lookup"] != "the source"
-        obligations.append((Level.L0, f"{side}a = make(SLOT, 20, S)\nlook(a, 'recency: the source')\nkept.append(a)\n"
-                                      f"fill({size - 1}, 'recency')\n"
-                                      f"fresh = hits({looked('a')}, 'recency: after {size - 1} others')\n"
-                                      f"if fresh or not {through_new}:\n"
-                                      f"    fill(1, 'recency')\n"
-                                      f"    kept_it = hits({looked('a')}, 'recency: after one more')\n"
-                                      "    hygiene((fresh, 'a fresh entry missed'), "
-                                      "(kept_it, 'the recently used entry was evicted'), where='recency')"))
+        obligations.append((Level.L0, _recency(side, 20, "recency", through_new, looked("a"),
+                                               (size - 1, "the source", f"after {size - 1} others"),
+                                               (1, "after one more", "the recently used entry was evicted"))))
         if size >= 3:  # a hit before the cache is full must refresh too (the check above hits a full one)
-            obligations.append((Level.L0, f"cache.clear()\na = make(SLOT, 29, S)\n"
-                                          "look(a, 'recency, not full: the source')\nkept.append(a)\n"
-                                          f"fill({size - 2}, 'recency, not full')\n"
-                                          f"fresh = hits({looked('a')}, 'recency: a hit in a cache not yet full')\n"
-                                          f"if fresh or not {through_new}:\n"
-                                          "    fill(2, 'recency, not full')\n"
-                                          f"    kept_it = hits({looked('a')}, 'recency: after the cache filled')\n"
-                                          "    hygiene((fresh, 'a fresh entry missed'), (kept_it, 'the entry used "
-                                          "before the cache was full was evicted'), where='recency, not full')"))
+            obligations.append((Level.L0, _recency(
+                "cache.clear()\n", 29, "recency, not full", through_new, looked("a"),
+                (size - 2, "the source", "a hit in a cache not yet full"),
+                (2, "after the cache filled", "the entry used before the cache was full was evicted"))))
     mode = GRAD_MODES[row["grad"]]
     for slot, (step_level, body) in enumerate(obligations):
         body = body.replace("SLOT", str(slot))
@@ -676,6 +666,20 @@ def _if_reused(name: str, lookup: str, what: str) -> str:
 
 def _arguments(change: dict) -> str:
     return ", ".join(f"{k}={_literal(v)}" for k, v in change.items())
+
+
+def _recency(prefix: str, content: int, where: str, through_new: bool, looked: str,
+             before: tuple[int, str, str], after: tuple[int, str, str]) -> str:
+    """A recency check: source ``a`` put, ``before[0]`` others filled, a hit on ``a``, ``after[0]`` more
+    filled, and ``a`` must still hit (an LRU cache evicted another). The labels say where each look is."""
+    (fill_before, source_label, hit_label), (fill_after, kept_label, evicted) = before, after
+    return (f"{prefix}a = make(SLOT, {content}, S)\nlook(a, '{where}: {source_label}')\nkept.append(a)\n"
+            f"fill({fill_before}, '{where}')\n"
+            f"fresh = hits({looked}, 'recency: {hit_label}')\n"
+            f"if fresh or not {through_new}:\n"
+            f"    fill({fill_after}, '{where}')\n"
+            f"    kept_it = hits({looked}, 'recency: {kept_label}')\n"
+            f"    hygiene((fresh, 'a fresh entry missed'), (kept_it, '{evicted}'), where='{where}')")
 
 
 def _literal(value) -> str:

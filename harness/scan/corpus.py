@@ -9,7 +9,7 @@ projects' code alone, not from what the scan reports, and no rule is changed to 
 says which rules came after which of its rows had been measured); it is reported apart.
 Each shape is scanned on its own; a row is predicted positive when a finding that counts
 (neither suppressed nor safe) names its location: a line the finding lists, or a step of its flow,
-is one its shape marks ``# corpus: sink``. Exit 0 after a measurement (whatever the
+is one its shape marks ``# corpus: sink``, or that line uses the cache the finding is about. Exit 0 after a measurement (whatever the
 figures), 2 on a malformed corpus (one line on stderr).
 """
 
@@ -109,9 +109,9 @@ def load_corpus(path: Path = CORPUS) -> list[Row]:
     return rows
 
 
-def sink_lines(row: Row) -> set[tuple[Path, int]]:
-    """(file, line) of every line its shape marks ``# corpus: sink``: the row's location."""
-    return {(f.resolve(), number) for f in row.shape_files()
+def sink_lines(row: Row) -> dict[tuple[Path, int], str]:
+    """The text of every line its shape marks ``# corpus: sink`` (the row's location), by (file, line)."""
+    return {(f.resolve(), number): text for f in row.shape_files()
             for number, text in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if SINK_MARK in text}
 
 
@@ -123,10 +123,8 @@ def predicted_positive(row: Row) -> bool:
     location, not this row."""
     result = scan_paths([str(row.shape)], workers=1)
     sinks = sink_lines(row)
-    texts = {(f, n): line for f, n in sinks for i, line in
-             enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if i == n}
     return any(f.counts and (any((Path(path).resolve(), line) in sinks for path, line in _named(f))
-                             or any(_uses(text, f.cache) for (file, _), text in texts.items()
+                             or any(_uses(text, f.cache) for (file, _), text in sinks.items()
                                     if file == Path(f.path).resolve()))
                for f in result.findings)
 

@@ -270,6 +270,7 @@ class Scope:
         self.params: set[str] = set()
         self.tensors: set[str] = set()
         self.annotated: set[str] = set()  # parameters annotated as tensors
+        self.loop_iters: dict[str, list[ast.AST]] = {}  # a name a loop here binds -> what each such loop runs over
         self.types: dict[str, str] = {}  # name -> class name, from annotations and constructor calls
         self.qualname = ""
         positional: list[str] = []
@@ -335,7 +336,6 @@ class Scope:
         self.binding = [n for n in self.nodes if type(n) in BINDING or type(n) is ast.Call and _fills_a_list(n)]
         self.returns = [n for n in self.nodes if type(n) is ast.Return]
         self.mapping_uses: list | None = None  # found once, by ModuleScan.mapping_uses
-        self.loop_iters: dict[str, list[ast.AST]] | None = None  # found once, by ModuleScan._loop_list
         self.env: dict[str, Parts] = {}
         self.flows: dict[str, Flow] = {}
         # A function that returns one of its nested functions (a decorator, a factory) keeps
@@ -553,6 +553,18 @@ def _kept_in_field(node: ast.AST, obj: str, attr: str, every: bool = False) -> s
     return name if name and name != attr else ""
 
 
+def _field_keeping(fn: ast.AST, obj: str, attr: str) -> str:
+    """The other field of ``self`` that ``fn`` keeps ``obj`` in, one that keeps every object put in it
+    (``_kept_in_field`` with ``every``), else ``""``."""
+    return next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "")
+
+
+def _keys_put_at(fn: ast.AST, line: int, mapping: str) -> set[str]:
+    """The text of each key the statement of ``fn`` at ``line`` puts into ``mapping``."""
+    return {ast.unparse(k) for n in walk(fn) if getattr(n, "lineno", 0) == line
+            and (k := _key_put_into(n, mapping)) is not None}
+
+
 def _module_of(mapping: str, module: str) -> str:
     """Whose a table outside any class is, as pinned tables are told apart: ``trace_rules._ids`` ->
     ``module trace_rules``; ``_ids`` in ``torch._dynamo.trace_rules`` -> the same. (A global of one
@@ -642,7 +654,7 @@ def _ids_named(fn: ast.AST, value: str) -> set[str]:
 
 def _target_names(target: ast.AST) -> list[str]:
     """The names a loop binds: ``(key, sid), r`` -> ``key``, ``sid``, ``r``."""
-    return [n.id for n in walk(target) if isinstance(n, ast.Name)] if not isinstance(target, ast.Name) else [target.id]
+    return [n.id for n in walk(target) if isinstance(n, ast.Name)]
 
 
 def _iterated_from_a_field(fn: ast.AST, obj: str, attr: str) -> str:
@@ -742,7 +754,6 @@ class ModuleScan:
         self.functools_cache = False  # ``from functools import cache``
         self.module_names: set[str] = set()  # names bound by ``import x`` / ``import x.y as z``
         self.compared: set[str] = set()  # names (a field's last part) compared with == or != here (ARH005)
-        self.loop_targets: dict[str, set[str]] = {}  # a name a for-loop binds -> what it runs over (last parts)
         self._collect(tree, self.scopes[0], None)
         for scope in self.scopes:
             scope.finish()
@@ -801,9 +812,9 @@ class ModuleScan:
                     self.module_names.update(a.asname or a.name.partition(".")[0] for a in node.names)
                 elif kind is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
                     self.compared.update(_last_part(side) for side in (node.left, node.comparators[0]))
-                elif (kind is ast.For or kind is ast.comprehension) and _last_part(node.iter):
+                elif kind is ast.For or kind is ast.comprehension:  # name -> what each loop binding it runs over
                     for name in _target_names(node.target):
-                        self.loop_targets.setdefault(name, set()).add(_last_part(node.iter))
+                        scope.loop_iters.setdefault(name, []).append(node.iter)
                 stack.extend(child_nodes(node))
 
     def step(self, node: ast.AST, text: str) -> Step:
@@ -1226,29 +1237,28 @@ class ModuleScan:
         """``x.append(v)`` calls of the module by what they append to (``self._stack``): (the innermost
         function, its class, the call). Found once per module."""
         found: dict[str, list[tuple]] = {}
-        scopes = {id(s.node): s for s in self.scopes}
         for fn, cls in self.functions:
-            for n in scopes[id(fn)].nodes:
+            for n in self.scope_of[id(fn)].nodes:
                 if type(n) is ast.Call and isinstance(n.func, ast.Attribute) and n.func.attr == "append" and n.args:
                     found.setdefault(dotted(n.func.value), []).append((fn, cls, n))
         return found
 
     @functools.cached_property
+    def scope_of(self) -> dict[int, Scope]:
+        """Each function's (and the module's) scope, by ``id()`` of its node."""
+        return {id(s.node): s for s in self.scopes}
+
+    @functools.cached_property
     def searched_lists(self) -> set[str]:
         """Lists run over by a loop whose variable is compared with ``==``/``!=`` (last parts): the entries
         of an association list (``for (key, sender_id), r in self.receivers: if sender_id == now:``)."""
-        return {lst for name, lists in self.loop_targets.items() if name in self.compared for lst in lists}
+        return {_last_part(it) for scope in self.scopes for name, iters in scope.loop_iters.items()
+                if name in self.compared for it in iters} - {""}
 
     def _loop_list(self, node: ast.AST, scope: Scope) -> ast.AST | None:
         """The kept list (a field or global) a loop of ``scope`` runs over to bind the name ``node``, else None."""
-        if not isinstance(node, ast.Name) or node.id not in self.loop_targets:
+        if not isinstance(node, ast.Name):
             return None
-        if scope.loop_iters is None:  # found once per function: name -> the first loop that binds it
-            scope.loop_iters = {}
-            for n in scope.nodes:
-                if isinstance(n, (ast.For, ast.comprehension)):
-                    for name in _target_names(n.target):
-                        scope.loop_iters.setdefault(name, []).append(n.iter)
         return next((it for it in scope.loop_iters.get(node.id, ()) if _kept_beyond_the_call(it, scope)
                      and not isinstance(_unsubscripted(it), ast.Call)), None)
 
@@ -1612,7 +1622,7 @@ class ModuleScan:
             if not obj:
                 continue
             names.add(obj)
-        return names | _keyed_objects(use)
+        return names
 
     def _argument_for(self, obj: str, line: int, callee: str) -> str:
         """``obj`` (``group``, ``group.x``) as the call to ``callee`` at ``line`` passes it, or ``""`` when
@@ -1657,8 +1667,7 @@ class ModuleScan:
         reasons = []
         for obj, line in taken:
             fn = self._function_at(line)
-            holder = next((h for n in walk(fn) if (h := _kept_in_field(n, obj, attr, every=True))), "") \
-                or _collection_kept_with(fn, obj, attr) or _iterated_from_a_field(fn, obj, attr) \
+            holder = _field_keeping(fn, obj, attr) or _collection_kept_with(fn, obj, attr) or _iterated_from_a_field(fn, obj, attr) \
                 or self._kept_by_callers(uses[0].cls, fn, obj, attr)
             if not holder or not self._dropped_together(uses[0].cls, holder, attr):
                 return ""
@@ -1680,7 +1689,7 @@ class ModuleScan:
                 if len(call.args) <= position or not isinstance(call.args[position], ast.Name):
                     return ""
                 passed = call.args[position].id
-                holder = next((h for n in walk(method) if (h := _kept_in_field(n, passed, attr, every=True))), "") \
+                holder = _field_keeping(method, passed, attr) \
                     or self._kept_by_callers(cls, method, passed, attr, hops - 1)
                 if not holder:
                     return ""
@@ -1735,8 +1744,7 @@ class ModuleScan:
         reasons = []
         for u in puts:
             fn = self._function_at(u.line)
-            keys = {ast.unparse(k) for n in walk(fn) if getattr(n, "lineno", 0) == u.line
-                    and (k := _key_put_into(n, mapping)) is not None}
+            keys = _keys_put_at(fn, u.line, mapping)
             tables = [t for t in _membership_guards(fn, u.line, keys)
                       if (t.partition(".")[0] == "self") == (owner == "self") and t.count(".") == (owner == "self")]
             held = next((t for t in tables if (cls or _module_of(t, self.module), t.rpartition(".")[2]) in self.pinned
@@ -1851,8 +1859,7 @@ class ModuleScan:
         cls = self.classes.get(put.cls or "")
         if cls is None or around not in cls.body:
             return ""
-        keys = {ast.unparse(k) for n in walk(around) if getattr(n, "lineno", 0) == put.line
-                and (k := _key_put_into(n, put.mapping.partition("[")[0])) is not None} | {"id(self)"}
+        keys = _keys_put_at(around, put.line, put.mapping.partition("[")[0]) | {"id(self)"}
         delete = next((n for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__del__"
                        for n in walk(m) if _removes_key(n, removes, keys)), None)
         return f"{cls.name}.__del__ removes the entry (line {delete.lineno}) as its object dies" if delete else ""
@@ -1866,7 +1873,7 @@ class ModuleScan:
         attr = name.rpartition(".")[2]
         if not attr or any(u.path != self.path for u in uses):
             return ""
-        puts = [(u.line, _keyed_objects(u)) for u in uses if u.how in ("written", "added")]
+        puts = [(u.line, _keyed_objects(u), False) for u in uses if u.how in ("written", "added")]
         # a list of ids (a stack) is filled by ``append``, which no use lists: every one in the owner's code
         for fn, cls, call in self.appends.get(name, ()):
             if name.startswith("self.") and (cls is None or cls.name != uses[0].cls):
@@ -1874,11 +1881,11 @@ class ModuleScan:
             ids = {t.id: _keyed_object(ast.unparse(n.value)) for n in walk(fn) if isinstance(n, ast.Assign)
                    for t in n.targets if isinstance(t, ast.Name)}
             arg = ast.unparse(call.args[0])
-            puts.append((call.lineno, {ids.get(arg, "") or _keyed_object(arg)} - {""}))
+            puts.append((call.lineno, {ids.get(arg, "") or _keyed_object(arg)} - {""}, True))
         if not puts:
             return ""
         removes = _removal(attr, any_entry=True)
-        for line, keyed_objects in puts:
+        for line, keyed_objects, pushed in puts:
             around = self._function_at(line)
             if not isinstance(around, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return ""
@@ -1886,11 +1893,8 @@ class ModuleScan:
             keyed = {obj.partition(".")[0] for obj in keyed_objects}
             if not keyed or not keyed <= params:
                 return ""
-            at_put = [n for n in walk(around) if getattr(n, "lineno", 0) == line]
-            keys = {ast.unparse(k) for n in at_put if (k := _key_put_into(n, name)) is not None}
+            keys = _keys_put_at(around, line, name)
             # ``stack.append(k)`` then ``finally: stack.pop()``: the pop takes the last one pushed, this one
-            pushed = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
-                         and dotted(n.func.value) == name for n in at_put)
             final = [n for t in _tries_guarding(around, line) for stmt in t.finalbody for n in walk(stmt)]
             if not any(_removes_key(n, removes, keys) or (isinstance(n, ast.Assign)
                                                          and any(dotted(t) == name for t in n.targets))
@@ -1956,11 +1960,10 @@ class ModuleScan:
         # module's functions alike. It is the class's only when that class alone uses it.
         owners: dict[tuple, set] = {}
         module_names = self.scopes[0].assigned
-        scope_of = {id(sc.node): sc for sc in self.scopes}
         for u in self.uses:
             name = u.mapping.partition("[")[0]
             if u.path == self.path and name in module_names \
-                    and not scope_of[id(self._function_at(u.line))].is_local(name):  # not a local alias
+                    and not self.scope_of[id(self._function_at(u.line))].is_local(name):  # not a local alias
                 owners.setdefault((u.path, u.mapping), set()).add(u.cls)
         for u in self.uses:
             if (u.path, u.line, u.col, u.mapping, u.how) in seen:
@@ -2004,8 +2007,8 @@ class ModuleScan:
             # object kept can: ``state.session_id = session.hash_key``, looked up after the session died,
             # finds the next session at that id.
             put_fields = {t[3] for u in uses if u.how in ("written", "added") for t in u.flow}
-            stale_key = next((u for u in uses if u.how not in ("written", "added")
-                              and _kept_by_another(u) - put_fields), None)
+            stale_key, kept_apart = next(((u, apart) for u in uses if u.how not in ("written", "added")
+                                          and (apart := _kept_by_another(u) - put_fields)), (None, set()))
             safe = self._only_removes(uses) or self._reused_what(key_parts) == "id()" and stale_key is None and (
                 self._pins_its_object(uses) or self._removed_when_its_object_dies(uses)
                 or self._held_by_the_same_object(uses) or self._gone_when_the_call_ends(uses)
@@ -2023,7 +2026,7 @@ class ModuleScan:
             why = (f"once the object is freed, its {what} can be given to another object, whose lookup then "
                    "finds this entry")
             if stale_key is not None:
-                kept = sorted(_kept_by_another(stale_key) - put_fields)[0][len("stored in "):]
+                kept = sorted(kept_apart)[0][len("stored in "):]
                 why = (f"the key is kept in {kept}, apart from its object: once that object is freed, another "
                        f"can take its {what} and enter the table, and the kept key then finds it")
             if is_functools:
