@@ -837,3 +837,22 @@ def test_a_finding_on_a_getters_table_lists_where_the_getter_fills_it(tmp_path, 
             "def is_allowed(obj):\n    return id(obj) in _ids()\n")
     code, out, _ = _scan_text(tmp_path, capsys, "getter", text)
     assert code == 1 and "_ids() is tested" in out and "(lines 8, 13)" in out, out
+
+
+@core_model
+def test_a_field_another_module_fills_through_an_unknown_receiver_keys_nothing_here(tmp_path, capsys):
+    """``current_thread().name = f"portal-{id(p)}"`` in one module (a field of no known class) says
+    nothing of ``self.name`` in a class of another: before, every ``.name`` key of the tree was found."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "portal.py").write_text("from threading import current_thread\n\ndef start(portal):\n"
+                                   "    current_thread().name = f'portal-{id(portal):x}'\n\n"
+                                   "def ident(obj):\n    return id(obj)\n")
+    # it calls a function of the other module that returns an id: a later pass reads it with the fields
+    (pkg / "config.py").write_text("from pkg.portal import ident\n\nclass Section:\n"
+                                   "    def __init__(self, name):\n        self.name = name\n"
+                                   "        self._sources = {}\n        print(ident(self))\n    def source(self):\n"
+                                   "        return self._sources.get(self.name)\n")
+    code, out, _ = _run(["scan", str(pkg)], capsys)
+    assert code == 0 and "0 finding(s)" in out, out

@@ -924,9 +924,11 @@ class ModuleScan:
         if not self.fields_by_attr.get(attr):
             return Parts(), ()
         cls = self.receiver_class(node.value, scope)
-        # A receiver of unknown class reads the field of any class of this module that fills it.
-        keys = [(c, attr) for c in self._class_and_bases(cls)] + [("", attr)] if cls else \
-            [k for k in self.fields_by_attr[attr] if k in self.written_fields]
+        # A receiver of unknown class reads the field of any class of this module that fills it; a field
+        # filled through a receiver of unknown class (``("", attr)``) is this module's guess, read here
+        # only: another module's ``current_thread().name = f"{id(p)}"`` says nothing of ``self.name``.
+        keys = [(c, attr) for c in self._class_and_bases(cls)] + [("", attr)] * (("", attr) in self.written_fields) \
+            if cls else [k for k in self.fields_by_attr[attr] if k in self.written_fields]
         parts, flow = self.join(self.fields.get(k, (Parts(), ())) for k in keys)
         if parts and flow:
             flow = flow + (self.step(node, f"read as {ast.unparse(node)}"),)
