@@ -4,6 +4,7 @@ obligation in each, no failure on a sound design, a runnable snippet on a broken
 from __future__ import annotations
 
 import itertools
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +13,9 @@ import pytest
 import torch
 
 from cache_impl import DESIGNS, Level
-from harness.audit.mutants import GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, build, generate
-from harness.audit.probes import PROPERTIES, _possible, coverage_markdown, probe, row_steps, situations
+from harness.audit.mutants import ATOMS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, build, generate
+from harness.audit.probes import (OFFSETS, PERIOD, PROPERTIES, SIZES, _possible, coverage_markdown, probe,
+                                  row_steps, situations, source_of)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -88,6 +90,33 @@ def test_each_row_starts_its_cache_on_the_real_clock():
                        edits))
     report = probe("liveness_skipped_while_young", cls, Level.parse(cls.level), contract="lru")
     assert report.failure is not None and report.failure.level == Level.L1, report.failure
+
+
+@pytest.mark.core_model
+def test_sources_at_scale_cost_what_they_span():
+    """Rows "past 2**24" make sources of more than 2**24 elements, and rows at the deepest offset
+    sources on storages past 2**25 bytes; each source writes, of its storage, less than a million
+    items (a scalar's broadcast reads 2**24 once its stride is not 0: that variant alone writes them)."""
+    rows = situations()
+    for row in rows:
+        s = source_of(row)
+        assert (math.prod(s["shape"]) > 2**24) == (row["size"] != SIZES[0]), row
+        written = s["own"] if row["storage"] == "its own" else s["fill"]
+        assert written - (s["offset"] - s["offset"] % PERIOD) < 2**20, row
+        if row["offset"] == OFFSETS[-1]:
+            assert s["own"] * s["dtype"].itemsize > 2**25, row
+    assert sum(row["size"] != SIZES[0] for row in rows) > 100 and sum(row["offset"] == OFFSETS[-1] for row in rows) > 50
+
+
+@pytest.mark.parametrize("atom", ["more than 2**24 elements", "an offset past 2**24", "a storage past 2**25 bytes"])
+@pytest.mark.parametrize("guard", ["liveness", "key: shape", "key: version"])
+def test_a_guard_skipped_only_at_scale_is_killed(atom, guard):
+    """A correct cache except for a source of tens of millions of elements, or deep into a large
+    buffer: the probes meet those sizes (sources that cost what they span)."""
+    edits = (IMPORT_TORCH, *GUARDS[guard][2](ATOMS["scale"][atom].format(t="t" if guard.startswith("key") else "source")))
+    cls = build(Mutant("at_scale", f"{GUARDS[guard][0]}, when {atom}", edits))
+    report = probe("at_scale", cls, Level.L2, contract="lru")
+    assert report.failure is not None, f"{guard} skipped when {atom} survived the probes"
 
 
 def test_generated_mutants_of_every_guard_are_killed():

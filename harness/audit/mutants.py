@@ -256,9 +256,13 @@ ATOMS = {
                "shared memory": "{t}.is_shared()", "conj bit": "{t}.is_conj()", "neg bit": "{t}.is_neg()"},
     "object": {"requires grad": "{t}.requires_grad", "a Parameter": "isinstance({t}, torch.nn.Parameter)",
                "a subclass": "type({t}) is not torch.Tensor", "an inference tensor": "{t}.is_inference()"},
-    # a buffer a long-running server has written all along (torch's counter is 32 bits wide)
+    # a buffer a long-running server has written all along (torch's counter is 32 bits wide); a long
+    # prompt's embedding or a video latent (tens of millions of elements); a view deep into a large buffer
     "scale": {"version past 2**16": "not {t}.is_inference() and {t}._version >= 2**16",
-              "version past 2**31": "not {t}.is_inference() and {t}._version >= 2**31"},
+              "version past 2**31": "not {t}.is_inference() and {t}._version >= 2**31",
+              "more than 2**24 elements": "{t}.numel() > 2**24",
+              "an offset past 2**24": "{t}.storage_offset() > 2**24",
+              "a storage past 2**25 bytes": "{t}.untyped_storage().nbytes() > 2**25"},
     "mode": {"grad enabled": "torch.is_grad_enabled()", "inference mode": "torch.is_inference_mode_enabled()",
              "another thread": "threading.current_thread() is not threading.main_thread()"},
     # a long-running server: the cache's age on the clock it reads (the probes' elapsed moves it)
@@ -272,7 +276,8 @@ ATOMS = {
                 "every 7th call": "getattr({c}, '_calls', 0) % 7 == 0"},
 }
 # Atom pairs no tensor has at once: a predicate never holding would be no mutant at all.
-_NOT_RANK_0 = ("not contiguous", "a zero stride", "channels_last", "a dimension of size 1", "more than 4096 elements")
+_NOT_RANK_0 = ("not contiguous", "a zero stride", "channels_last", "a dimension of size 1", "more than 4096 elements",
+               "more than 2**24 elements")
 EXCLUDED = {frozenset(pair) for pair in [("requires grad", "not floating"), ("requires grad", "1-byte items"),
                                           ("an inference tensor", "requires grad"), ("rank 1", "channels_last"),
                                           ("rank >= 5", "channels_last"),

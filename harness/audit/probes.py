@@ -29,6 +29,7 @@ inconclusive, counted and said, never a pass.
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -52,7 +53,14 @@ SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "uni
 # Memory layouts, with the ranks each exists in.
 LAYOUTS = {"contiguous": range(0, 9), "transposed": range(2, 9), "every other": range(1, 9),
            "expanded": range(1, 9), "channels_last": (4,), "channels_last_3d": (5,)}
-OFFSETS = ("0", "16", "33")  # elements into its storage: 16 is a multiple of every item size, 33 is odd
+# Elements into its storage: 16 is a multiple of every item size, 33 is odd, and the last a view
+# deep into one large buffer (its storage past 2**25 bytes; only what it reads is written).
+OFFSETS = ("0", "16", "33", "2**25 + 1")
+# A long prompt's embedding or a video latent has tens of millions of elements. A source "past
+# 2**24" is the row's shape behind one more, leading dimension of stride 0, just long enough: it
+# has that many elements and costs what it spans (its value is computed once along it).
+SIZES = ("as shaped", "past 2**24, broadcast")
+PERIOD = 251 * 7 * 11  # a source's values repeat after this many items: counting's 251, NaN every 7th, inf every 11th
 # What the cache went through first: entries held (None: max_size); "long": 1,000 others
 # inserted (most evicted, in a small cache), then 110 lookups; "cleared": 60 held, then clear().
 HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0, "cleared": 60}
@@ -67,6 +75,7 @@ FILLED_LARGE_SIZE = 10_001
 PROPERTIES = {
     "dtype": DTYPES,
     "shape": tuple(SHAPES),
+    "size": SIZES,
     "max_size": tuple(map(str, MAX_SIZES)),
     "kind": KINDS + ("requires_grad", "inference", "view", "grad view"),
     "layout": tuple(LAYOUTS),
@@ -105,6 +114,10 @@ def _possible(row: dict) -> bool:
     dtype = getattr(torch, row["dtype"]) if "dtype" in row else None
     if "shape" in row and "layout" in row and len(SHAPES[row["shape"]]) not in LAYOUTS[row["layout"]]:
         return False
+    if row.get("origin") == "shared_memory" and row.get("offset") == OFFSETS[-1]:
+        return False  # torch reserves a shared segment's pages whole: 2**25 items would fill a container's /dev/shm
+    if row.get("shape") == "scalar" and row.get("size") == SIZES[1] and row.get("storage") == "a larger buffer":
+        return False  # its one dimension broadcast, its stride variant reads 2**24 items: written for that one alone
     if dtype is not None and "conj" in row.get("bits", "") and not dtype.is_complex:
         return False  # a real tensor's conjugate is itself: no conj bit
     if dtype is not None and not readable(row["dtype"], row.get("bits", "none")):
@@ -156,7 +169,7 @@ def situations(seed: int = 0) -> tuple:
 # The everyday case, whole (pairs of values do not make it: it is many properties at once):
 # a text encoder's output or a projection of it, in the dtypes and grad modes pipelines
 # serve in, a plain tensor that owns its storage, looked up at every step of a request.
-_PLAIN = {"layout": "contiguous", "offset": "0", "bits": "none", "origin": "allocator", "kind": "tensor",
+_PLAIN = {"size": "as shaped", "layout": "contiguous", "offset": "0", "bits": "none", "origin": "allocator", "kind": "tensor",
           "thread": "main", "lookup": "the source", "hits": "20", "values": "counting", "storage": "its own",
           "torch state": "defaults", "history": "full", "age": "0", "writes": "1", "version": "0", "elapsed": "0"}
 EVERYDAY = tuple({**_PLAIN, "dtype": dtype, "grad": grad, "shape": shape, "max_size": size}
@@ -166,9 +179,10 @@ EVERYDAY = tuple({**_PLAIN, "dtype": dtype, "grad": grad, "shape": shape, "max_s
 # all at once: a pairwise array meets two values in some row, but not a third with them (a float8
 # source whose version is past 2**31, in a cache up a day; or in a video latent), and those are the
 # conditions a long-running server meets together.
-LARGEST = {"shape": "video latent", "max_size": str(MAX_SIZES[-1]), "writes": PROPERTIES["writes"][-1],
+LARGEST = {"shape": "video latent", "size": SIZES[-1], "max_size": str(MAX_SIZES[-1]), "writes": PROPERTIES["writes"][-1],
            "version": PROPERTIES["version"][-1], "elapsed": PROPERTIES["elapsed"][-1],
-           "age": PROPERTIES["age"][-1], "hits": PROPERTIES["hits"][-1], "offset": "33", "history": "60 held"}
+           "age": PROPERTIES["age"][-1], "hits": PROPERTIES["hits"][-1], "offset": OFFSETS[-1],
+           "history": "60 held"}
 EXTREMES = tuple({**_PLAIN, "grad": "no_grad", "dtype": dtype, **LARGEST} for dtype in DTYPES)
 # The everyday case in a cache of just past 10,000 entries, filled: the row's own sources go into
 # it full (the bound checked at each insert), and its recency checks fill it again twice, once for a
@@ -202,12 +216,25 @@ def memory_at(slot, s, nbytes):
     if slot in in_use and not in_use[slot].expired():
         raise AssertionError("a freed source is still alive: the cache keeps it (or its storage) from being freed")
     with torch.inference_mode(inference):
-        if origin == "shared_memory":
-            memory = torch.empty(nbytes, dtype=torch.uint8).share_memory_()
+        if origin == "shared_memory":  # made as share_memory_() makes one, without copying what nothing reads
+            memory = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(nbytes))
         else:
-            memory = rewrapped(arenas.setdefault(slot, torch.empty({arena_bytes}, dtype=torch.uint8))[:nbytes], origin)
+            if arenas.get(slot, torch.empty(0)).numel() < s["room"]:  # a row deep into a large buffer
+                arenas[slot] = unfilled(max({arena_bytes}, s["room"]))
+            memory = rewrapped(arenas[slot][:nbytes], origin)
     in_use[slot] = StorageWeakRef(memory.untyped_storage())
     return memory
+
+
+def unfilled(nbytes):
+    """A buffer whose pages nothing touches until a source is written there (with deterministic
+    algorithms on, torch.empty fills what it makes: a large buffer would be written whole)."""
+    fills = torch.utils.deterministic.fill_uninitialized_memory
+    torch.utils.deterministic.fill_uninitialized_memory = False
+    try:
+        return torch.empty(nbytes, dtype=torch.uint8)
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = fills
 
 
 def on(x, s, **change):
@@ -237,10 +264,24 @@ def make(slot, n, s, **change):
     g = {{**s, **change}}
     count = g["own"] if g["storage"] == "its own" else g["fill"]
     memory = memory_at(slot, g, count * g["dtype"].itemsize if g["storage"] == "its own" else g["room"])
+    # Nothing reads below the offset: written from the last full period of the values there
+    # (every item as a whole fill writes it), a source deep into a large buffer costs what it spans;
+    # and one period made, then copied on, a long one costs a copy.
+    start = g["offset"] - g["offset"] % PERIOD
+    period = min(PERIOD, count - start)
+    whole, rest = divmod(count - start, period)
     with torch.inference_mode(g["kind"] == "inference"), torch.no_grad():
-        flat = torch.empty(0, dtype=g["dtype"]).set_(memory.untyped_storage(), 0, (count,), (1,))
-        flat.copy_(values(n, g, count))  # through its own alias: the source starts at version 0
+        flat = torch.empty(0, dtype=g["dtype"]).set_(memory.untyped_storage(), start, (count - start,), (1,))
+        one = values(n, g, start + period, start)
+        # through its own alias: the source starts at version 0
+        flat[:whole * period].view(whole, period).copy_(one.expand(whole, period))
+        flat[whole * period:].copy_(one[:rest])
     return on(memory, g)
+
+
+def elsewhere(t):
+    """New memory for t, of its geometry: what it spans (a broadcast dimension stays one)."""
+    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype)
 
 
 def rebind(t, new):
@@ -249,14 +290,17 @@ def rebind(t, new):
         t.data = new
 
 
-def values(n, s, count):
-    """Request n's ``count`` values, of s's kind of values."""
-    x = content(n, s["dtype"], (count,))
+PERIOD = {period}  # values repeats itself after this many items
+
+
+def values(n, s, count, start=0):
+    """Request n's ``count`` values, of s's kind of values, from item ``start`` on (a multiple of PERIOD)."""
+    x = content(n, s["dtype"], (count - start,), start)
     if s["values"] == "counting":
         return x
     if few_bits(s["dtype"]) and s["values"] == "fractions":  # exact fractions, not rounded ones ("large": no row)
         table = representable(s["dtype"], 2.0 ** -40, 1.0)
-        return table[counting(n, (count,)) % len(table)].to(s["dtype"])
+        return table[counting(n, (count - start,), start) % len(table)].to(s["dtype"])
     wide = x.to(torch.complex128 if x.is_complex() else torch.float64)  # float8 has no arithmetic on CPU
     if s["values"] == "nan and inf":
         wide[::7], wide[3::11] = math.nan, math.inf
@@ -351,7 +395,7 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
-    setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool_dtype=pool_dtype,
+    setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool_dtype=pool_dtype, period=PERIOD,
                            threads=max(2, torch.get_num_threads()), thread_timeout=thread_limit(timeout))
     run_code(setup, namespace)
     rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
@@ -377,8 +421,9 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
 
 @functools.lru_cache(maxsize=None)
 def _arena_bytes() -> int:
-    """Room at each slot for the widest variant of any row (the rows are fixed: once a process)."""
-    return max(source_of(row)["room"] for row in situations())
+    """Room at each slot for the widest variant of any row (the rows are fixed: once a process);
+    a row deep into a large buffer grows its slots' room (see memory_at)."""
+    return max(source_of(row)["room"] for row in situations() if row["offset"] != OFFSETS[-1])
 
 
 def _in_allowed(allowed: tuple):
@@ -448,11 +493,14 @@ def source_of(row: dict) -> dict:
     """The situation as the snippet's ``S``: dtype, shape, stride, offset, origin, kind,
     bits and values; ``fill``, the elements its sources and every key variant of them
     reach; ``room``, the bytes that takes in the widest dtype."""
-    shape = SHAPES[row["shape"]]
-    s = {"dtype": getattr(torch, row["dtype"]), "shape": shape, "stride": _strides(shape, row["layout"]),
-         "offset": int(row["offset"]), "origin": row["origin"], "kind": row["kind"], "bits": row["bits"],
+    shape, stride = SHAPES[row["shape"]], _strides(SHAPES[row["shape"]], row["layout"])
+    if row["size"] != SIZES[0]:
+        shape, stride = (2**24 // math.prod(shape) + 1, *shape), (0, *stride)
+    s = {"dtype": getattr(torch, row["dtype"]), "shape": shape, "stride": stride,
+         "offset": eval(row["offset"]), "origin": row["origin"], "kind": row["kind"], "bits": row["bits"],  # noqa: S307
          "values": row["values"], "storage": row["storage"], "version": eval(row["version"])}  # noqa: S307
-    reach = [_end({**s, **change}) for _, change, _ in key_variants(s)]
+    # in the source's items: a variant of another dtype reads its bytes
+    reach = [-(-_bytes({**s, **change}) // s["dtype"].itemsize) for _, change, _ in key_variants(s)]
     s["own"] = _end(s)
     s["fill"] = max([s["own"], *reach])
     s["room"] = s["fill"] * 16
@@ -501,15 +549,17 @@ def _key_variants(s: dict) -> list[tuple[str, dict, dict]]:
     shape, stride, dtype = s["shape"], s["stride"], s["dtype"]
     out = [("address", {"offset": s["offset"] + 2}, {})]  # two items on: the parity of the offset stays
     if shape:
-        # the first dimension longer than 1, two longer (shorter, from 3): contiguity, the
-        # parity of the size, a dimension of size 1 and the memory format all stay
+        # the first dimension longer than 1, two longer (shorter, from 3, but for a source past
+        # 2**24 elements, which stays past it): contiguity, the parity of the size, a dimension of
+        # size 1 and the memory format all stay
         d = next((i for i, size in enumerate(shape) if size != 1), 0)
-        out.append(("shape", {"shape": tuple(size + (2 if size < 3 else -2) * (i == d)
-                                             for i, size in enumerate(shape))}, {}))
-        # the stride of a dimension longer than 1, doubled (or 1 for a zero stride): the stride of
-        # a size-1 dimension would change no value, so confusing the two would be harmless
-        d = next((i for i, size in enumerate(shape) if size > 1 and stride[i]),
-                 next((i for i, size in enumerate(shape) if size > 1), 0))
+        step = 2 if shape[d] < 3 or math.prod(shape) > 2**24 else -2
+        out.append(("shape", {"shape": tuple(size + step * (i == d) for i, size in enumerate(shape))}, {}))
+        # the stride of a dimension longer than 1, doubled (or 1 for a zero stride, in the shortest
+        # such dimension: what it reads stays small): the stride of a size-1 dimension would change
+        # no value, so confusing the two would be harmless
+        longer = [i for i, size in enumerate(shape) if size > 1]
+        d = next((i for i in longer if stride[i]), min(longer, key=lambda i: shape[i], default=0))
         out.append(("stride", {"stride": tuple(2 * st or 1 if i == d else st for i, st in enumerate(stride))}, {}))
     for other in map(lambda name: getattr(torch, name), _dtype_variants(dtype, s["bits"], s["kind"] in GRAD_KINDS)):
         # at the same byte address: the offset counted in the other dtype's items
@@ -602,11 +652,11 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         m = movable
         obligations.append((Level.L2, f"a = make(SLOT, 23, {m})\nlook(a, 'storage swapped: the source')\n"
                                       f"{before('a', 'storage swapped', m)}\n"
-                                      f"ptr = a.data_ptr()\nrebind(a, torch.empty_like(a))\nb = make(SLOT, 24, {m})\n"
+                                      f"ptr = a.data_ptr()\nrebind(a, elsewhere(a))\nb = make(SLOT, 24, {m})\n"
                                       + _if_reused("b", looked("b", m), "storage swapped") + "\nkept.extend((a, b))"))
         obligations.append((Level.L2, f"a = make(SLOT, 25, {m})\nlook(a, 'rebound: the source')\n"
                                       f"{before('a', 'rebound', m)}\nptr = a.data_ptr()\n"
-                                      f"rebind(a, torch.empty_like(a))\nrebind(a, make(SLOT, 26, {m}))\n"
+                                      f"rebind(a, elsewhere(a))\nrebind(a, make(SLOT, 26, {m}))\n"
                                       + _if_reused("a", looked("a", m), "rebound away and back") + "\nkept.append(a)"))
     if level >= Level.L3:
         obligations.append((Level.L3, f"a = make(SLOT, 27, S)\n{before('a', 'rewritten behind')}\nend()\n"

@@ -164,9 +164,10 @@ def dress(t, kind):
     return torch.Tensor._make_subclass(UserTensor, t) if kind == "user_subclass" else t
 
 
-def counting(n, shape):
-    """Request n's integers, 0 to 250, neighbours distinct."""
-    return (torch.arange(math.prod(shape)).view(shape) + 37 * n) % 251
+def counting(n, shape, start=0):
+    """Request n's integers, 0 to 250, neighbours distinct; ``start``: as the items from there on
+    of a longer run."""
+    return (torch.arange(start, start + math.prod(shape)).view(shape) + 37 * n) % 251
 
 
 @functools.lru_cache(maxsize=None)  # content() asks at every request: the table is made once a range
@@ -183,9 +184,9 @@ def few_bits(dtype):
     return dtype.is_floating_point and dtype.itemsize == 1
 
 
-def content(n, dtype, shape=(4, 8)):
-    """Distinct, small, exact values for request n."""
-    x = counting(n, shape)
+def content(n, dtype, shape=(4, 8), start=0):
+    """Distinct, small, exact values for request n (``start``: see counting)."""
+    x = counting(n, shape, start)
     if dtype is torch.bool:
         return x % 2 == 1
     if few_bits(dtype):
@@ -204,17 +205,31 @@ def written(t, writes):
 
 def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
+        # Computed once along each broadcast dimension and broadcast again: a source of tens of
+        # millions of elements that spans few costs, and its value holds, what it spans.
+        one = one_along_broadcast(t, t)
         try:
-            return t * 2 + 1
+            value = one * 2 + 1
         except (NotImplementedError, RuntimeError):  # float8 and uint16-64 have no arithmetic on CPU: in a wider dtype
-            return t.to(torch.float64 if t.is_floating_point() else torch.int64) * 2 + 1
+            value = one.to(torch.float64 if one.is_floating_point() else torch.int64) * 2 + 1
+        return value if one is t else value.expand(t.shape)
+
+
+def one_along_broadcast(t, *others):
+    """t with each dimension longer than 1 in which t and all ``others`` have stride 0 cut to
+    its first element: there every element is that one, in each of them."""
+    for d in range(t.dim()):
+        if t.shape[d] > 1 and all(x.stride(d) == 0 for x in (t, *others)):
+            t = t.narrow(d, 0, 1)
+    return t
 
 
 def same(a, b):
     """Equal dtype, shape and values (NaN where the other has NaN: reinterpreted bits can be NaN)."""
     if not (isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape):
         return False
-    a, b = a.detach().resolve_conj(), b.detach().resolve_conj()
+    a, b = a.detach(), b.detach()
+    a, b = one_along_broadcast(a, b).resolve_conj(), one_along_broadcast(b, a).resolve_conj()
     return bool(((a == b) | (a.isnan() & b.isnan())).all())  # not torch.equal: complex32 has none on CPU
 
 
