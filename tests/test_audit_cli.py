@@ -126,7 +126,7 @@ def test_refusing_unsupported_tensors_is_safe_and_reaches_l2(capsys, monkeypatch
     assert code == 0, out + err
     assert "level reached: L2" in out and "FAILED" not in out
     assert f"probes: all {len(list(situations()))} rows in " in out, out
-    assert "search: not run (no --budget left after the probes)" in out, out
+    assert "drawn rows, search: not run (no --budget left after the probes)" in out, out
     robustness = out.split("robustness (dataless_sources)")[1]
     for kind in ("jagged nested tensor", "strided nested tensor", "sparse COO tensor", "sparse CSR tensor"):
         assert f"{kind:35} refused (get() raised RuntimeError: nested and sparse" in robustness

@@ -14,8 +14,8 @@ import torch
 
 from cache_impl import DESIGNS, Level
 from harness.audit.mutants import ATOMS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, build, generate
-from harness.audit.probes import (OFFSETS, PERIOD, PROPERTIES, SIZES, _possible, coverage_markdown, probe,
-                                  row_steps, situations, source_of)
+from harness.audit.probes import (OFFSETS, PERIOD, PROPERTIES, SIZES, _possible, coverage_markdown, drawn_rows,
+                                  probe, row_steps, situations, source_of)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -117,6 +117,17 @@ def test_a_guard_skipped_only_at_scale_is_killed(atom, guard):
     cls = build(Mutant("at_scale", f"{GUARDS[guard][0]}, when {atom}", edits))
     report = probe("at_scale", cls, Level.L2, contract="lru")
     assert report.failure is not None, f"{guard} skipped when {atom} survived the probes"
+
+
+@pytest.mark.core_model
+def test_drawn_rows_are_possible_rows_fixed_by_the_seed():
+    """After the pairwise array, the budget's rows are drawn whole at random: each a row the probes
+    can make, the same ones for the same --seed."""
+    first = list(itertools.islice(drawn_rows(3), 200))
+    assert first == list(itertools.islice(drawn_rows(3), 200)) != list(itertools.islice(drawn_rows(4), 200))
+    assert all(_possible(row) and set(row) == set(PROPERTIES) for row in first)
+    only_float32 = list(itertools.islice(drawn_rows(3, allowed=("float32",)), 50))
+    assert {row["dtype"] for row in only_float32} == {"float32"}
 
 
 def test_generated_mutants_of_every_guard_are_killed():

@@ -371,43 +371,55 @@ def fill(count, where):
 @dataclass
 class ProbeReport:
     """What the systematic phase did: rows run (of how many), trials that proved nothing,
-    the time it took, and the first failure."""
+    the time it took, and the first failure; for rows drawn at random, the seed they were drawn with."""
 
     rows: int
     total: int
     inconclusive: int
     seconds: float
     failure: SearchFailure | None = None
+    drawn: int | None = None
 
     def summary(self) -> str:
-        ran = f"{self.rows} of {self.total} rows" if self.rows < self.total else f"all {self.total} rows"
+        if self.drawn is not None:
+            ran = f"{self.rows} rows drawn with --seed {self.drawn}"
+        else:
+            ran = f"{self.rows} of {self.total} rows" if self.rows < self.total else f"all {self.total} rows"
         unproven = f", {self.inconclusive} trials inconclusive (the address was not reused)" \
             if self.inconclusive else ""
         return f"{ran} in {self.seconds:.1f} s{unproven}"
 
 
 def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tuple = DTYPES,
-          timeout: float | None = DEFAULT_TIMEOUT, only=None) -> ProbeReport:
+          timeout: float | None = DEFAULT_TIMEOUT, only=None, drawn: tuple[int, float] | None = None) -> ProbeReport:
     """Run the rows of :func:`situations` against ``factory``: the obligations of
     ``level`` and below, and the hygiene checks ``contract`` asks for, on sources of
     the ``allowed`` dtypes only (and rows ``only(row)`` keeps, if given); stop at the
-    first failure."""
+    first failure. With ``drawn`` (seed, seconds): rows of :func:`drawn_rows` instead, for
+    that long."""
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
     setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool_dtype=pool_dtype, period=PERIOD,
                            threads=max(2, torch.get_num_threads()), thread_timeout=thread_limit(timeout))
     run_code(setup, namespace)
-    rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
-            if row is not None and (only is None or only(row))]
-    report = ProbeReport(0, len(rows), 0, 0.0)
+    if drawn is None:
+        rows = [(number, row) for number, row in enumerate(map(_in_allowed(allowed), situations()))
+                if row is not None and (only is None or only(row))]
+        report = ProbeReport(0, len(rows), 0, 0.0)
+    else:
+        rows = enumerate(drawn_rows(drawn[0], allowed))
+        report = ProbeReport(0, 0, 0, 0.0, drawn=drawn[0])
     # process-wide settings the rows change (torch_state), restored after them
     threads, state = torch.get_num_threads(), (torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled())
     try:
         with alarm_handler():  # installed once for the rows' calls, each of which has its timeout
             for number, row in rows:
+                if drawn is not None and time.monotonic() - started >= drawn[1]:
+                    break
                 report.rows += 1
-                report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed)
+                report.failure = _run_row(number, row, namespace, header + setup, name, level, contract, allowed,
+                                          drawn=report.drawn)
                 if report.failure:
                     break
     finally:
@@ -426,6 +438,20 @@ def _arena_bytes() -> int:
     return max(source_of(row)["room"] for row in situations() if row["offset"] != OFFSETS[-1])
 
 
+def drawn_rows(seed: int, allowed: tuple = DTYPES):
+    """Rows whose every value is drawn at random (seeded), after the pairwise array: it meets each
+    pair of values, and these meet triples, each in about one row in the product of its three
+    properties' sizes (a dtype, a kind and a layout: one in 1,134)."""
+    rng = random.Random(seed)
+    fitted = _in_allowed(allowed)
+    while True:
+        row = {}
+        for name in rng.sample(list(PROPERTIES), len(PROPERTIES)):
+            row[name] = rng.choice([v for v in PROPERTIES[name] if _possible({**row, name: v})])
+        if (row := fitted(row)) is not None:
+            yield row
+
+
 def _in_allowed(allowed: tuple):
     """A row as a cache that takes only the ``allowed`` dtypes sees it: another dtype in
     the row's place where it has one of the others (the first that fits the rest of
@@ -438,8 +464,9 @@ def _in_allowed(allowed: tuple):
 
 
 def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, level: Level,
-             contract: str, allowed: tuple) -> SearchFailure | None:
-    """One row, step by step; its first failure as a runnable snippet (its steps so far)."""
+             contract: str, allowed: tuple, drawn: int | None = None) -> SearchFailure | None:
+    """One row, step by step; its first failure as a runnable snippet (its steps so far).
+    ``drawn``: the seed the row was drawn with, if it is one of :func:`drawn_rows`."""
     steps = row_steps(row, name, level, contract, allowed)
     for done, (_, code) in enumerate(steps):
         try:
@@ -447,22 +474,23 @@ def _run_row(number: int, row: dict, namespace: dict, prelude: str, name: str, l
         except AssertionError as exc:  # raised by look() and its kin: a finding about the cache
             ran = steps[:done + 1]
             body = "\n".join(text for _, text in ran)
-            snippet = f"{prelude}\n\n# probe row {number}: {describe(row)}\n{body}\n"
+            label = f"probe row {number}" if drawn is None else f"row {number} drawn with --seed {drawn}"
+            snippet = f"{prelude}\n\n# {label}: {describe(row)}\n{body}\n"
             # The level of the obligation that failed: each makes its sources at an address of
             # its own, so what an earlier one did is only history to it (and a false hit at
             # L0 after a freed address went elsewhere is still an L0 false hit).
-            return SearchFailure(ran[-1][0], str(exc), snippet, seed=None, row=number)
+            return SearchFailure(ran[-1][0], str(exc), snippet, seed=drawn, row=number)
     return None
 
 
 def find_failure(spec: str, factory, level: Level, budget: float, seed: int = 0,
                  timeout: float | None = DEFAULT_TIMEOUT, unsupported: frozenset = frozenset(),
                  contract: str = "none", out=None) -> SearchFailure | None:
-    """The audit's phases after the catalogue, at ``level``: every probe row, then the
-    random search for what is left of ``budget`` seconds; the first failure, or None.
-    The probes always run to the end, however long a busy machine makes them take, so
-    what they cover, and the verdict they give, do not depend on speed; the budget
-    bounds the search only. ``out`` hears a line after each phase."""
+    """The audit's phases after the catalogue, at ``level``: every probe row, then rows drawn
+    at random and the random search, each for half of what is left of ``budget`` seconds; the
+    first failure, or None. The probes always run to the end, however long a busy machine makes
+    them take, so what they cover, and the verdict they give, do not depend on speed; the budget
+    bounds the drawn rows and the search only. ``out`` hears a line after each phase."""
     deadline = time.monotonic() + budget
     allowed = allowed_dtypes(unsupported)
     report = probe(spec, factory, level, contract, allowed, timeout)
@@ -470,10 +498,20 @@ def find_failure(spec: str, factory, level: Level, budget: float, seed: int = 0,
         out(f"probes: {report.summary()}" + ("" if report.failure else ", no failure"))
     if report.failure:
         return report.failure
+    if time.monotonic() >= deadline:
+        if out:
+            out("drawn rows, search: not run (no --budget left after the probes)")
+        return None
+    # Half of what is left for rows drawn at random (triples of values), half for the search.
+    report = probe(spec, factory, level, contract, allowed, timeout, drawn=(seed, (deadline - time.monotonic()) / 2))
+    if out:
+        out(f"drawn rows: {report.summary()}" + ("" if report.failure else ", no failure"))
+    if report.failure:
+        return report.failure
     started = time.monotonic()
     if started >= deadline:
         if out:
-            out("search: not run (no --budget left after the probes)")
+            out("search: not run (no --budget left after the drawn rows)")
         return None
     tally: dict = {}
     failure = search(spec, factory, level, deadline - started, seed, timeout=timeout, unsupported=unsupported,

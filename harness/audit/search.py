@@ -395,15 +395,17 @@ class SearchFailure:
     message: str
     snippet: str
     seed: int | None  # --seed that finds it first (None: the systematic phase's ``row`` did)
-    row: int | None = None
+    row: int | None = None  # with a seed: the row drawn with it
 
     @property
     def phase(self) -> str:
-        return "probes" if self.row is not None else "search"
+        return "search" if self.row is None else "probes" if self.seed is None else "drawn rows"
 
     @property
     def found_by(self) -> str:
-        return f"probe row {self.row}" if self.row is not None else f"--seed {self.seed}"
+        if self.row is None:
+            return f"--seed {self.seed}"
+        return f"probe row {self.row}" if self.seed is None else f"row {self.row} drawn with --seed {self.seed}"
 
     @property
     def contract(self) -> bool:
