@@ -273,6 +273,7 @@ ATOMS = {
                 "odd max_size": "{c}.max_size % 2 == 1",
                 "32 or more held": "len({c}._recency) >= 32", "full": "len({c}._recency) >= {c}.max_size",
                 "more than 100 calls": "getattr({c}, '_calls', 0) > 100",
+                "more than 2**16 calls": "getattr({c}, '_calls', 0) > 2**16",
                 "every 7th call": "getattr({c}, '_calls', 0) % 7 == 0"},
 }
 # Atom pairs no tensor has at once: a predicate never holding would be no mutant at all.

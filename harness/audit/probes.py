@@ -63,7 +63,11 @@ SIZES = ("as shaped", "past 2**24, broadcast")
 PERIOD = 251 * 7 * 11  # a source's values repeat after this many items: counting's 251, NaN every 7th, inf every 11th
 # What the cache went through first: entries held (None: max_size); "long": 1,000 others
 # inserted (most evicted, in a small cache), then 110 lookups; "cleared": 60 held, then clear().
-HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0, "cleared": 60}
+# One row alone (LONG_LIVED) has the longest: a long-running server's cache, its count of calls
+# past 16 bits (an implementation may keep one), inserted as "long" inserts.
+LONGEST = "2**16 + 5 inserts"
+HISTORIES = {"new": 0, "60 held": 60, "full": None, "long": 0, "cleared": 60, LONGEST: 0}
+INSERTS = {"long": 1000, LONGEST: 2**16 + 5}
 # A long-running server's cache holds tens of thousands of entries. One larger than FILLED is met
 # new, with 60 held, cleared or after 1,000 inserts, never filled to its bound (nor for its
 # recency) in the pairwise rows: filling it would cost a design whose put() is linear in the
@@ -79,7 +83,7 @@ PROPERTIES = {
     "max_size": tuple(map(str, MAX_SIZES)),
     "kind": KINDS + ("requires_grad", "inference", "view", "grad view"),
     "layout": tuple(LAYOUTS),
-    "history": tuple(HISTORIES),
+    "history": tuple(h for h in HISTORIES if h != LONGEST),
     "origin": ORIGINS,
     "bits": ("none", "conj", "neg", "conj neg"),
     "grad": tuple(GRAD_MODES),
@@ -163,7 +167,7 @@ def situations(seed: int = 0) -> tuple:
         rows.append(row)
         uncovered -= {(x, row[x], y, row[y]) for i, x in enumerate(names) for y in names[i + 1:]}
     # Large caches last: their history is most of the time, and a failure shows sooner on the rest.
-    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + (FILLED_LARGE,)
+    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + (FILLED_LARGE, LONG_LIVED)
 
 
 # The everyday case, whole (pairs of values do not make it: it is many properties at once):
@@ -189,6 +193,8 @@ EXTREMES = tuple({**_PLAIN, "grad": "no_grad", "dtype": dtype, **LARGEST} for dt
 # hit when full and once for a hit before. An implementation may change at a size no pairwise row fills.
 FILLED_LARGE = {**_PLAIN, "grad": "no_grad", "dtype": "float32", "shape": "text embedding",
                 "max_size": str(FILLED_LARGE_SIZE)}
+LONG_LIVED = {**_PLAIN, "grad": "no_grad", "dtype": "bfloat16", "shape": "text embedding", "max_size": "64",
+              "history": LONGEST}
 
 
 PRELUDE = HELPERS + '''
@@ -652,8 +658,9 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
              f"S = dict({literal})"]
     if held:
         setup.append(f"fill({held}, 'the history')")
-    if row["history"] == "long":
-        setup.append("fill(1000, 'the history')\nfor _ in range(110):\n    look(fillers[-1], 'the history')")
+    if row["history"] in INSERTS:
+        setup.append(f"fill({INSERTS[row['history']]}, 'the history')\nfor _ in range(110):\n"
+                     "    look(fillers[-1], 'the history')")
     if row["history"] == "cleared":
         setup.append("cache.clear()")
     steps = [(Level.L0, "\n".join(setup))]
@@ -784,10 +791,11 @@ def coverage_markdown() -> str:
         return f"`{value}` {SHAPES[value]}" if name == "shape" else f"`{value}`"
     lines = [f"- **{name}**: {', '.join(shown(name, v) for v in values)}" for name, values in PROPERTIES.items()]
     largest = ", ".join(f"{name} `{value}`" for name, value in LARGEST.items())
-    return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES) - 1} rows meet every possible pair of "
+    return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES) - 2} rows meet every possible pair of "
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
-                               f"{largest}, all at once; and a last one the everyday case in a cache of max_size "
-                               f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency).\n")
+                               f"{largest}, all at once; and two last ones the everyday case in a cache of max_size "
+                               f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
+                               f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 lookups).\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]
