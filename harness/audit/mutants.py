@@ -132,6 +132,12 @@ MUTANTS = [
 # (a size, a fill level, a hit count, a dtype, a layout, a grad mode): the
 # audit's search must kill them, and a test checks that the catalogue alone does not.
 MUTANTS += [
+    # An in-place metadata change (unsqueeze_, t_, as_strided_) bumps the version of a tensor that has
+    # one: only an inference tensor's shape and stride change with nothing else to tell.
+    _search_only("fast_path_trusts_inference_layout",
+                 "the shape and stride checks on the identity fast path, for an inference tensor (no version)",
+                 _fast(" and source.shape == shape and source.stride() == stride",
+                       " and (version is None or (source.shape == shape and source.stride() == stride))")),
     _search_only("trusts_entry_after_many_hits", "every check, once an entry has served 16 hits",
                  ("hardened", "            if (source.data_ptr() == ptr  # address-reuse: validated",
                   "            served = self.__dict__.setdefault('_served', {})\n"

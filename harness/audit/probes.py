@@ -340,6 +340,13 @@ def rewrite(t, n, writes=1):
         torch._C._autograd._unsafe_set_version_counter((t,), (t._version + writes - 1,))
 
 
+def reshape_in_place(t):
+    """``t.unsqueeze_(0)``: the same object, on the same memory, another shape and stride (an
+    inference tensor has no version counter to bump)."""
+    with torch.inference_mode(t.is_inference()), torch.no_grad():
+        t.unsqueeze_(0)
+
+
 def rewrite_behind(t, n):
     """Request n's content into what t spans, through another tensor on its storage,
     which has a version counter of its own: t's does not move."""
@@ -688,6 +695,8 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                               f"rewrite(a, 2, writes={row['writes']})\n"
                               f"look({looked('a', versioned)}, 'in place: after {row['writes']} write(s)')\n"
                               "kept.append(a)")]
+    obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\nreshape_in_place(a)\n"
+                                  f"look({looked('a')}, 'reshaped in place: after unsqueeze_(0)')\nkept.append(a)"))
     if level >= Level.L1:
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
