@@ -14,7 +14,7 @@ import torch
 
 from cache_impl import DESIGNS, Level
 from harness.audit.mutants import ATOMS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, build, generate
-from harness.audit.probes import (OFFSETS, PERIOD, PROPERTIES, SIZES, _possible, coverage_markdown, drawn_rows,
+from harness.audit.probes import (OFFSETS, PERIOD, PROPERTIES, SHAPES, SIZES, _possible, coverage_markdown, drawn_rows,
                                   probe, row_steps, situations, source_of)
 
 pytestmark = [pytest.mark.cpu]
@@ -97,11 +97,13 @@ def test_each_row_starts_its_cache_on_the_real_clock():
 def test_sources_at_scale_cost_what_they_span():
     """Rows "past 2**24" make sources of more than 2**24 elements, and rows at the deepest offset
     sources on storages past 2**25 bytes; each source writes, of its storage, less than a million
-    items (a scalar's broadcast reads 2**24 once its stride is not 0: that variant alone writes them)."""
+    items. Ranks 0 and 1 stay as shaped (a vector is itself broadcast), and an odd element count odd."""
     rows = situations()
     for row in rows:
         s = source_of(row)
         assert (math.prod(s["shape"]) > 2**24) == (row["size"] != SIZES[0]), row
+        assert len(s["shape"]) == len(SHAPES[row["shape"]]) + (row["size"] != SIZES[0] and row["shape"] != "vector")
+        assert math.prod(s["shape"]) % 2 == math.prod(SHAPES[row["shape"]]) % 2, row
         written = s["own"] if row["storage"] == "its own" else s["fill"]
         assert written - (s["offset"] - s["offset"] % PERIOD) < 2**20, row
         if row["offset"] == OFFSETS[-1]:

@@ -57,8 +57,10 @@ LAYOUTS = {"contiguous": range(0, 9), "transposed": range(2, 9), "every other": 
 # deep into one large buffer (its storage past 2**25 bytes; only what it reads is written).
 OFFSETS = ("0", "16", "33", "2**25 + 1")
 # A long prompt's embedding or a video latent has tens of millions of elements. A source "past
-# 2**24" is the row's shape behind one more, leading dimension of stride 0, just long enough: it
-# has that many elements and costs what it spans (its value is computed once along it).
+# 2**24" is the row's shape behind one more, leading dimension of stride 0, just long enough and
+# odd (the parity of the element count stays): it has that many elements and costs what it spans
+# (its value is computed once along it). Not for rank 0, which it would change; a vector is
+# itself made that long, of stride 0 (rank 1 stays).
 SIZES = ("as shaped", "past 2**24, broadcast")
 PERIOD = 251 * 7 * 11  # a source's values repeat after this many items: counting's 251, NaN every 7th, inf every 11th
 # What the cache went through first: entries held (None: max_size); "long": 1,000 others
@@ -120,8 +122,12 @@ def _possible(row: dict) -> bool:
         return False
     if row.get("origin") == "shared_memory" and row.get("offset") == OFFSETS[-1]:
         return False  # torch reserves a shared segment's pages whole: 2**25 items would fill a container's /dev/shm
-    if row.get("shape") == "scalar" and row.get("size") == SIZES[1] and row.get("storage") == "a larger buffer":
-        return False  # its one dimension broadcast, its stride variant reads 2**24 items: written for that one alone
+    if row.get("size") == SIZES[1] and (row.get("shape") == "scalar" or (
+            row.get("shape") == "vector" and row.get("storage") == "a larger buffer")):
+        # The scalar is the only rank 0, which a broadcast dimension would change. The vector is
+        # itself broadcast (rank 1 stays): its stride variant reads all 2**24 items, written for
+        # that variant alone in a storage of its own.
+        return False
     if dtype is not None and "conj" in row.get("bits", "") and not dtype.is_complex:
         return False  # a real tensor's conjugate is itself: no conj bit
     if dtype is not None and not readable(row["dtype"], row.get("bits", "none")):
@@ -545,8 +551,10 @@ def source_of(row: dict) -> dict:
     bits and values; ``fill``, the elements its sources and every key variant of them
     reach; ``room``, the bytes that takes in the widest dtype."""
     shape, stride = SHAPES[row["shape"]], _strides(SHAPES[row["shape"]], row["layout"])
-    if row["size"] != SIZES[0]:
-        shape, stride = (2**24 // math.prod(shape) + 1, *shape), (0, *stride)
+    if row["size"] != SIZES[0] and len(shape) == 1:
+        shape, stride = ((2**24 + 1,), (0,))
+    elif row["size"] != SIZES[0]:
+        shape, stride = ((2**24 // math.prod(shape) + 1) | 1, *shape), (0, *stride)
     s = {"dtype": getattr(torch, row["dtype"]), "shape": shape, "stride": stride,
          "offset": eval(row["offset"]), "origin": row["origin"], "kind": row["kind"], "bits": row["bits"],  # noqa: S307
          "values": row["values"], "storage": row["storage"], "version": eval(row["version"])}  # noqa: S307
