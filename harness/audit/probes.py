@@ -204,7 +204,7 @@ LONG_LIVED = {**_PLAIN, "grad": "no_grad", "dtype": "bfloat16", "shape": "text e
 
 
 PRELUDE = HELPERS + '''
-arenas = {{}}  # slot -> the fixed address its sources are made at: one slot per obligation of a row
+arenas = {{}}  # slot -> the buffer its sources are made at (a fixed address within a row): one slot per obligation
 in_use = {{}}  # slot -> a weak reference to the storage last made there
 kept, fillers, inconclusive = [], [], []  # sources kept to the row's end; other entries of this row; unproven
 # Other entries, (tensor, its value), each made once, when a row first needs it: a row's
@@ -231,8 +231,8 @@ def memory_at(slot, s, nbytes):
         if origin == "shared_memory":  # made as share_memory_() makes one, without copying what nothing reads
             memory = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(nbytes))
         else:
-            if arenas.get(slot, torch.empty(0)).numel() < s["room"]:  # a row deep into a large buffer
-                arenas[slot] = unfilled(max({arena_bytes}, s["room"]))
+            if slot not in arenas or arenas[slot].numel() < s["room"]:  # room for the row's widest variant
+                arenas[slot] = unfilled(s["room"])
             memory = rewrapped(arenas[slot][:nbytes], origin)
     in_use[slot] = StorageWeakRef(memory.untyped_storage())
     return memory
@@ -419,7 +419,7 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     started = time.monotonic()
     header, name, namespace = bind_factory(spec, factory, timeout)
     pool_dtype = "float32" if "float32" in allowed else allowed[0] if allowed else "float32"
-    setup = PRELUDE.format(arena_bytes=_arena_bytes(), pool_dtype=pool_dtype, period=PERIOD,
+    setup = PRELUDE.format(pool_dtype=pool_dtype, period=PERIOD,
                            threads=max(2, torch.get_num_threads()), thread_timeout=thread_limit(timeout))
     run_code(setup, namespace)
     if drawn is None:
@@ -448,13 +448,6 @@ def probe(spec: str, factory, level: Level, contract: str = "none", allowed: tup
     report.inconclusive = len(namespace["inconclusive"])
     report.seconds = time.monotonic() - started
     return report
-
-
-@functools.lru_cache(maxsize=None)
-def _arena_bytes() -> int:
-    """Room at each slot for the widest variant of any row (the rows are fixed: once a process);
-    a row deep into a large buffer grows its slots' room (see memory_at)."""
-    return max(source_of(row)["room"] for row in situations() if row["offset"] != OFFSETS[-1])
 
 
 def drawn_rows(seed: int, allowed: tuple = DTYPES):

@@ -207,7 +207,7 @@ def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
         # Computed once along each broadcast dimension and broadcast again: a source of tens of
         # millions of elements that spans few costs, and its value holds, what it spans.
-        one = one_along_broadcast(t, t)
+        one = one_along_broadcast(t)
         try:
             value = one * 2 + 1
         except (NotImplementedError, RuntimeError):  # float8 and uint16-64 have no arithmetic on CPU: in a wider dtype
