@@ -138,6 +138,10 @@ MUTANTS += [
                  "the shape and stride checks on the identity fast path, for an inference tensor (no version)",
                  _fast(" and source.shape == shape and source.stride() == stride",
                        " and (version is None or (source.shape == shape and source.stride() == stride))")),
+    # The shape kept, the stride alone: what as_strided_ or a square transpose_ changes in place.
+    _search_only("fast_path_trusts_inference_stride",
+                 "the stride check on the identity fast path, for an inference tensor (no version)",
+                 _fast(" and source.stride() == stride", " and (version is None or source.stride() == stride)")),
     _search_only("trusts_entry_after_many_hits", "every check, once an entry has served 16 hits",
                  ("hardened", "            if (source.data_ptr() == ptr  # address-reuse: validated",
                   "            served = self.__dict__.setdefault('_served', {})\n"

@@ -353,6 +353,13 @@ def reshape_in_place(t):
         t.unsqueeze_(0)
 
 
+def restride_in_place(t, stride):
+    """``t.as_strided_`` to ``stride``: the same object, on the same memory, of the same shape,
+    another stride alone (an inference tensor has no version counter to bump)."""
+    with torch.inference_mode(t.is_inference()), torch.no_grad():
+        t.as_strided_(t.shape, stride, t.storage_offset())
+
+
 def rewrite_behind(t, n):
     """Request n's content into what t spans, through another tensor on its storage,
     which has a version counter of its own: t's does not move."""
@@ -698,6 +705,17 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                               "kept.append(a)")]
     obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\nreshape_in_place(a)\n"
                                   f"look({looked('a')}, 'reshaped in place: after unsqueeze_(0)')\nkept.append(a)"))
+    # The stride alone, in place (as the key variant's, so room for it is made the same way):
+    # the shape stays, so a fast path that checks an inference tensor's shape but not its stride
+    # meets its old entry.
+    restride = next(((change, both) for field, change, both in key_variants(s, allowed) if field == "stride"), None)
+    if restride:
+        change, both = restride
+        larger = f", {_arguments(both)}" if both else ""
+        obligations.append((Level.L0, f"a = make(SLOT, 32, S{larger})\n{before('a', 'restrided in place')}\n"
+                                      f"restride_in_place(a, {change['stride']})\n"
+                                      f"look({looked('a')}, 'restrided in place: after as_strided_ to stride "
+                                      f"{change['stride']}')\nkept.append(a)"))
     if level >= Level.L1:
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
