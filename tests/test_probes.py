@@ -13,9 +13,10 @@ import pytest
 import torch
 
 from cache_impl import DESIGNS, Level
-from harness.audit.mutants import ATOMS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, build, generate
-from harness.audit.probes import (OFFSETS, PERIOD, PROPERTIES, SHAPES, SIZES, _possible, coverage_markdown, drawn_rows,
-                                  probe, row_steps, situations, source_of)
+from harness.audit.mutants import (ATOMS, COUNT_CALLS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, _atom, build,
+                                   generate)
+from harness.audit.probes import (LIVED_ON, LONGEST, OFFSETS, PERIOD, PROPERTIES, SHAPES, SIZES, _possible,
+                                  coverage_markdown, drawn_rows, probe, row_steps, situations, source_of)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -120,6 +121,30 @@ def test_a_guard_skipped_only_at_scale_is_killed(atom, guard):
     cls = build(Mutant("at_scale", f"{GUARDS[guard][0]}, when {atom}", edits))
     report = probe("at_scale", cls, Level.L2, contract="lru")
     assert report.failure is not None, f"{guard} skipped when {atom} survived the probes"
+
+
+@pytest.mark.core_model
+def test_the_long_lived_cache_meets_every_value_after_its_history():
+    """The row whose cache has had 2**16 + 5 inserts goes on in that cache (made once) with
+    situations that hold every value of every other property, each a possible row."""
+    row = next(row for row in situations() if row["history"] == LONGEST)
+    text = "\n".join(code for _, code in row_steps(row, "Cache", Level.L2, "lru"))
+    assert text.count("Clocked(Cache(") == 1 and text.count("fill(65541") == 1
+    assert text.count("# then, in the same cache:") == len(LIVED_ON)
+    for name in set(PROPERTIES) - {"max_size", "history"}:
+        assert {other[name] for other in LIVED_ON} == set(PROPERTIES[name]), name
+    assert all(_possible(other) for other in LIVED_ON)
+
+
+@pytest.mark.parametrize("atom", ["requires grad", "rank 0", "dtype float8_e4m3fn"])
+def test_a_guard_skipped_past_2_16_calls_is_killed_with_any_value(atom):
+    """A correct cache except once it has served 2**16 calls, and then only for one kind of source:
+    the long-lived row's situations meet it (one row alone did not)."""
+    predicate = f"({ATOMS['history']['more than 2**16 calls'].format(c='self')}) and ({_atom(atom).format(t='source')})"
+    cls = build(Mutant("long_lived", f"the liveness guard, when more than 2**16 calls and {atom}",
+                       (IMPORT_TORCH, COUNT_CALLS, *GUARDS["liveness"][2](predicate))))
+    report = probe("long_lived", cls, Level.L2, contract="lru", only=lambda row: row["history"] == LONGEST)
+    assert report.failure is not None, f"the liveness guard skipped past 2**16 calls for {atom} survived"
 
 
 @pytest.mark.core_model

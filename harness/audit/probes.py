@@ -203,6 +203,28 @@ LONG_LIVED = {**_PLAIN, "grad": "no_grad", "dtype": "bfloat16", "shape": "text e
               "history": LONGEST}
 
 
+def _lived_on() -> tuple:
+    """Situations the long-lived row's cache meets after its own, in turn: every value of every
+    other property in one of them (a cache that changes once its count of calls passes 16 bits
+    does so for every source that comes after; the history is paid once)."""
+    names = [name for name in PROPERTIES if name not in ("max_size", "history")]
+    unmet = [(name, value) for name in names for value in PROPERTIES[name]]
+    rows = []
+    while unmet:
+        row = {"max_size": LONG_LIVED["max_size"], "history": LONGEST, unmet[0][0]: unmet[0][1]}
+        for name in names:
+            if name not in row:
+                choices = [v for v in PROPERTIES[name] if _possible({**row, name: v})]
+                row[name] = next((v for v in choices if (name, v) in unmet), choices[0])
+        unmet = [pair for pair in unmet if row[pair[0]] != pair[1]]
+        rows.append({name: row[name] for name in PROPERTIES})
+    # the cache's clock only moves on: the situations that advance it last, so the rest meet a young cache
+    return tuple(sorted(rows, key=lambda row: ELAPSED[row["elapsed"]]))
+
+
+LIVED_ON = _lived_on()
+
+
 PRELUDE = HELPERS + '''
 arenas = {{}}  # slot -> the buffer its sources are made at (a fixed address within a row): one slot per obligation
 in_use = {{}}  # slot -> a weak reference to the storage last made there
@@ -656,24 +678,28 @@ def _dtype_variants(dtype: torch.dtype, bits: str, grad: bool) -> list[str]:
 
 
 def row_steps(row: dict, factory_name: str, level: Level, contract: str,
-              allowed: tuple = DTYPES) -> list[tuple[Level, str]]:
+              allowed: tuple = DTYPES, lived_on: bool = False) -> list[tuple[Level, str]]:
     """The row's steps as (level, code): the cache and its history, then each obligation
-    of ``level`` and below, in the row's grad mode and thread."""
+    of ``level`` and below, in the row's grad mode and thread. The long-lived row goes on with
+    the situations of ``LIVED_ON`` in its cache (``lived_on``: one of those, in the cache as it is)."""
     s = source_of(row)
     max_size = int(row["max_size"])
     held = HISTORIES[row["history"]]
     held = max_size if held is None else min(held, max_size)
     literal = ", ".join(f"{k}={_literal(v)}" for k, v in s.items())
-    setup = [f"max_size = {max_size}",
+    cache = [f"max_size = {max_size}",
              "skew[0] = 0  # each row's cache starts on the real clock",
-             f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))",
-             f"bounded = {contract != 'none'}",
-             "fillers.clear(); kept.clear()",
-             f"torch_state({row['torch state']!r})",
-             f"S = dict({literal})"]
+             f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))"]
+    setup = [f"# then, in the same cache: {describe(row)}"] if lived_on else cache
+    setup += [f"bounded = {contract != 'none'}",
+              "fillers.clear(); kept.clear()",
+              f"torch_state({row['torch state']!r})",
+              f"S = dict({literal})"]
+    if lived_on:
+        held = 0
     if held:
         setup.append(f"fill({held}, 'the history')")
-    if row["history"] in INSERTS:
+    if row["history"] in INSERTS and not lived_on:
         setup.append(f"fill({INSERTS[row['history']]}, 'the history')\nfor _ in range(110):\n"
                      "    look(fillers[-1], 'the history')")
     if row["history"] == "cleared":
@@ -777,6 +803,9 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
             body = f"with torch.autocast('cpu', dtype=torch.bfloat16):\n{_indent(body)}"
         steps.append((step_level, f"def step():\n{_indent(body)}\n\n\n"
                                   + ("in_thread(step)" if row["thread"] == "other" else "step()")))
+    if row["history"] == LONGEST and not lived_on:
+        for other in filter(None, map(_in_allowed(allowed), LIVED_ON)):
+            steps += row_steps(other, factory_name, level, contract, allowed, lived_on=True)
     return steps
 
 
@@ -823,7 +852,9 @@ def coverage_markdown() -> str:
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
                                f"{largest}, all at once; and two last ones the everyday case in a cache of max_size "
                                f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
-                               f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 lookups).\n")
+                               f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 lookups), which "
+                               f"goes on in that cache with {len(LIVED_ON)} situations more, every value of every other "
+                               "property in one of them.\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]
