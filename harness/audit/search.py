@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import time
 from dataclasses import dataclass
 
@@ -57,6 +58,7 @@ FILLS = (3, 40, 8, 130)  # other entries one step adds, each looked up and inser
 REPEATS = (1, 2, 20)  # lookups in a row on one entry
 HOURS = (1, 3, 25, 1000)  # the clock the cache reads moves on at once: a long-running server's entries are old
 WRITES = (1, 2**8, 2**16, 2**31)  # in-place writes one step makes (past the widths a version may be cut to)
+LAYOUT_CHANGES = ("unsqueeze_", "transpose_", "another order")  # in place, on the same memory
 REINTERPRETATIONS = ("sibling_dtype", "conj", "first_half", "second_half")  # what ``.data =`` makes of a source
 EXAMPLES, STEPS = 50, 20  # sequences per round, steps per sequence
 RECENCY_PROBE_MAX = 128  # LRU recency is probed in rounds of max_size 2 to this (a probe fills a cache to its bound)
@@ -699,6 +701,19 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
             self.run(Level.L0, f"{name}.data = torch.empty(0, dtype={name}.dtype).set_("
                                f"{name}.untyped_storage(), {offset}, {shape}, {stride})")
 
+    def change_layout_in_place(self, how):
+        """Shape or stride changed in place, on the same memory: a version bump where the source has
+        a counter (an inference tensor has none, and then shape and stride are all that tell)."""
+        src = source(self)
+        other = _other_order(tuple(src.shape), src.stride())
+        if how == "transpose_" and src.dim() >= 2:
+            change = f"{name}.transpose_(0, -1)"
+        elif how == "another order" and other:  # the shape kept: the stride alone changes
+            change = f"{name}.as_strided_({name}.shape, {other}, {name}.storage_offset())"
+        else:
+            change = f"{name}.unsqueeze_(0)"
+        self.run(Level.L0, f"with torch.inference_mode({name}.is_inference()), torch.no_grad():\n    {change}")
+
     def free(self):
         self.run(Level.L1, forget(self))
 
@@ -740,7 +755,9 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
                  lambda self: live(self) and (not source(self).is_inference() or level >= Level.L3)
                  and (level < Level.L3 or not self.in_request))(rule(writes=st.sampled_from(WRITES))(update_in_place)),
              "reinterpret": precondition(versioned)(
-                 rule(how=st.sampled_from(REINTERPRETATIONS))(reinterpret))}
+                 rule(how=st.sampled_from(REINTERPRETATIONS))(reinterpret)),
+             "change_layout_in_place": precondition(live)(
+                 rule(how=st.sampled_from(LAYOUT_CHANGES))(change_layout_in_place))}
     if contract == "lru":  # a probe cache filled to the bound: where that is cheap (and LRU differs from FIFO)
         rules["refreshes"] = precondition(lambda self: live(self) and 2 <= self.max_size <= RECENCY_PROBE_MAX)(
             rule(grad=st.sampled_from(list(GRAD_MODES)))(refreshes))
@@ -756,6 +773,20 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
     for rule_name, fn in rules.items():
         fn.__name__ = fn.__qualname__ = f"{rule_name}_{slot}"
         setattr(machine, f"{rule_name}_{slot}", fn)
+
+
+def _other_order(shape: tuple, stride: tuple) -> tuple | None:
+    """Strides that lay a dense tensor's elements in another order, on the same memory, the shape
+    kept (column-major for a row-major one, else row-major); None where there is no such change
+    (not dense, or fewer than two dimensions longer than 1)."""
+    long = sorted((st, size) for size, st in zip(shape, stride) if size > 1)
+    dense = all(st == math.prod(size for _, size in long[:i]) for i, (st, _) in enumerate(long))
+    if len(long) < 2 or not dense:
+        return None
+    row_major = torch.empty(shape, device="meta").stride()
+    if all(a == b for a, b, size in zip(stride, row_major, shape) if size > 1):
+        return torch.empty(shape[::-1], device="meta").stride()[::-1]  # column-major
+    return row_major
 
 
 def _indent(code: str) -> str:
@@ -811,7 +842,7 @@ def coverage() -> list[tuple[str, str]]:
                     f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
                     f"request bounds"),
         ("changes to a live source", f"in place ({names(WRITES)} version bumps at once), reinterpreted with `.data =` "
-                                     f"({names(REINTERPRETATIONS)}); freed and its address reused (L1); "
+                                     f"({names(REINTERPRETATIONS)}); its shape or stride changed in place ({names(LAYOUT_CHANGES)}); freed and its address reused (L1); "
                                      f"storage swapped, rebound away and back (L2); rewritten through an alias (L3)"),
         ("contract", f"`bounded`: the bound after each fill, `clear()`; `lru`: also recency, in a probe cache "
                      f"of the round's size (2 to {RECENCY_PROBE_MAX})"),
