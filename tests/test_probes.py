@@ -41,10 +41,9 @@ def test_every_pair_of_property_values_meets_in_some_row():
 def test_each_row_runs_every_obligation_of_the_level():
     row = next(row for row in situations() if row["kind"] == "tensor" and int(row["max_size"]) > 1)
     text = "\n".join(code for _, code in row_steps(row, "Cache", Level.L3, "lru"))
-    for obligation in ("in place", "reshaped in place", "restrided in place", "key: address", "key: shape", "key: stride", "key: dtype",
-                       "key: conj bit",
-                       "key: neg bit", "freed", "storage swapped", "rebound away and back",
-                       "rewritten with no version bump", "clear()", "recency"):
+    for obligation in ("in place", "reshaped in place", "restrided in place", "key: address", "key: shape",
+                       "key: stride", "key: dtype", "key: conj bit", "key: neg bit", "freed", "storage swapped",
+                       "rebound away and back", "rewritten with no version bump", "clear()", "recency"):
         assert obligation in text, obligation
     low = "\n".join(code for _, code in row_steps(row, "Cache", Level.L0, "none"))
     assert "freed" not in low and "recency" not in low and "cache.clear()" not in low

@@ -368,20 +368,6 @@ def rewrite(t, n, writes=1):
         torch._C._autograd._unsafe_set_version_counter((t,), (t._version + writes - 1,))
 
 
-def reshape_in_place(t):
-    """``t.unsqueeze_(0)``: the same object, on the same memory, another shape and stride (an
-    inference tensor has no version counter to bump)."""
-    with torch.inference_mode(t.is_inference()), torch.no_grad():
-        t.unsqueeze_(0)
-
-
-def restride_in_place(t, stride):
-    """``t.as_strided_`` to ``stride``: the same object, on the same memory, of the same shape,
-    another stride alone (an inference tensor has no version counter to bump)."""
-    with torch.inference_mode(t.is_inference()), torch.no_grad():
-        t.as_strided_(t.shape, stride, t.storage_offset())
-
-
 def rewrite_behind(t, n):
     """Request n's content into what t spans, through another tensor on its storage,
     which has a version counter of its own: t's does not move."""
@@ -687,17 +673,15 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     held = HISTORIES[row["history"]]
     held = max_size if held is None else min(held, max_size)
     literal = ", ".join(f"{k}={_literal(v)}" for k, v in s.items())
-    cache = [f"max_size = {max_size}",
-             "skew[0] = 0  # each row's cache starts on the real clock",
-             f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))"]
-    setup = [f"# then, in the same cache: {describe(row)}"] if lived_on else cache
-    setup += [f"bounded = {contract != 'none'}",
-              "fillers.clear(); kept.clear()",
-              f"torch_state({row['torch state']!r})",
-              f"S = dict({literal})"]
-    if lived_on:
-        held = 0
-    if held:
+    cache = [f"# then, in the same cache: {describe(row)}"] if lived_on else [
+        f"max_size = {max_size}",
+        "skew[0] = 0  # each row's cache starts on the real clock",
+        f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))"]
+    setup = cache + [f"bounded = {contract != 'none'}",
+                     "fillers.clear(); kept.clear()",
+                     f"torch_state({row['torch state']!r})",
+                     f"S = dict({literal})"]
+    if held and not lived_on:
         setup.append(f"fill({held}, 'the history')")
     if row["history"] in INSERTS and not lived_on:
         setup.append(f"fill({INSERTS[row['history']]}, 'the history')\nfor _ in range(110):\n"
@@ -729,17 +713,20 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                               f"rewrite(a, 2, writes={row['writes']})\n"
                               f"look({looked('a', versioned)}, 'in place: after {row['writes']} write(s)')\n"
                               "kept.append(a)")]
-    obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\nreshape_in_place(a)\n"
+    obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\n"
+                                  "relayout(a, lambda t: t.unsqueeze_(0))\n"
                                   f"look({looked('a')}, 'reshaped in place: after unsqueeze_(0)')\nkept.append(a)"))
     # The stride alone, in place (as the key variant's, so room for it is made the same way):
     # the shape stays, so a fast path that checks an inference tensor's shape but not its stride
     # meets its old entry.
-    restride = next(((change, both) for field, change, both in key_variants(s, allowed) if field == "stride"), None)
+    variants = key_variants(s, allowed)
+    restride = next(((change, both) for field, change, both in variants if field == "stride"), None)
     if restride:
         change, both = restride
         larger = f", {_arguments(both)}" if both else ""
         obligations.append((Level.L0, f"a = make(SLOT, 32, S{larger})\n{before('a', 'restrided in place')}\n"
-                                      f"restride_in_place(a, {change['stride']})\n"
+                                      f"relayout(a, lambda t: t.as_strided_(t.shape, {change['stride']}, "
+                                      "t.storage_offset()))\n"
                                       f"look({looked('a')}, 'restrided in place: after as_strided_ to stride "
                                       f"{change['stride']}')\nkept.append(a)"))
     if level >= Level.L1:
@@ -763,7 +750,7 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       f"look({looked('a')}, 'rewritten with no version bump, the next request')\n"
                                       "kept.append(a)"))
     # the key fields last: they bring other dtypes and layouts into the cache
-    for n, (field, change, both) in enumerate(key_variants(s, allowed), start=3):
+    for n, (field, change, both) in enumerate(variants, start=3):
         change = _arguments(change)
         both = f", {_arguments(both)}" if both else ""
         obligations.append((Level.L0, f"a = make(SLOT, {n}, S{both})\nlook({looked('a')}, 'key: {field}: the source')\n"
@@ -852,9 +839,9 @@ def coverage_markdown() -> str:
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
                                f"{largest}, all at once; and two last ones the everyday case in a cache of max_size "
                                f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
-                               f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 lookups), which "
-                               f"goes on in that cache with {len(LIVED_ON)} situations more, every value of every other "
-                               "property in one of them.\n")
+                               f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 "
+                               f"lookups), which goes on in that cache with {len(LIVED_ON)} situations more, every "
+                               "value of every other property in one of them.\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]

@@ -205,6 +205,13 @@ def written(t, writes):
     torch._C._autograd._unsafe_set_version_counter((t,), (max(t._version, min(t._version + writes - 1, 3 * 2**30)),))
 
 
+def relayout(t, change):
+    """``change(t)``: t's shape or stride changed in place, on the same memory, as torch allows it
+    (an inference tensor only in inference mode, where it has no version counter to bump)."""
+    with torch.inference_mode(t.is_inference()), torch.no_grad():
+        change(t)
+
+
 def project(t):
     with torch.no_grad():  # a value with a graph would keep its source alive
         # Computed once along each broadcast dimension and broadcast again: a source of tens of
@@ -705,14 +712,14 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         """Shape or stride changed in place, on the same memory: a version bump where the source has
         a counter (an inference tensor has none, and then shape and stride are all that tell)."""
         src = source(self)
-        other = _other_order(tuple(src.shape), src.stride())
+        other = _other_order(tuple(src.shape), src.stride()) if how == "another order" else None
         if how == "transpose_" and src.dim() >= 2:
-            change = f"{name}.transpose_(0, -1)"
-        elif how == "another order" and other:  # the shape kept: the stride alone changes
-            change = f"{name}.as_strided_({name}.shape, {other}, {name}.storage_offset())"
+            change = "t.transpose_(0, -1)"
+        elif other:  # the shape kept: the stride alone changes
+            change = f"t.as_strided_(t.shape, {other}, t.storage_offset())"
         else:
-            change = f"{name}.unsqueeze_(0)"
-        self.run(Level.L0, f"with torch.inference_mode({name}.is_inference()), torch.no_grad():\n    {change}")
+            change = "t.unsqueeze_(0)"
+        self.run(Level.L0, f"relayout({name}, lambda t: {change})")
 
     def free(self):
         self.run(Level.L1, forget(self))
@@ -842,7 +849,8 @@ def coverage() -> list[tuple[str, str]]:
                     f"{names(REPEATS)} lookups in a row, {CACHES} caches, lookups from another thread, "
                     f"request bounds"),
         ("changes to a live source", f"in place ({names(WRITES)} version bumps at once), reinterpreted with `.data =` "
-                                     f"({names(REINTERPRETATIONS)}); its shape or stride changed in place ({names(LAYOUT_CHANGES)}); freed and its address reused (L1); "
+                                     f"({names(REINTERPRETATIONS)}); its shape or stride changed in place "
+                                     f"({names(LAYOUT_CHANGES)}); freed and its address reused (L1); "
                                      f"storage swapped, rebound away and back (L2); rewritten through an alias (L3)"),
         ("contract", f"`bounded`: the bound after each fill, `clear()`; `lru`: also recency, in a probe cache "
                      f"of the round's size (2 to {RECENCY_PROBE_MAX})"),
