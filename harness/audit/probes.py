@@ -29,6 +29,7 @@ inconclusive, counted and said, never a pass.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import time
@@ -40,7 +41,7 @@ from cache_impl import Level
 from cache_impl.registry import alarm_handler
 from harness.audit.dtypes import DTYPES, alike, gradable, name_of, readable
 from harness.audit.search import (EXAMPLES, GRAD_MODES, HELPERS, KINDS, ORIGINS, SearchFailure,
-                                  allowed_dtypes, bind_factory, run_code, search, thread_limit)
+                                  allowed_dtypes, bind_factory, other_order, run_code, search, thread_limit)
 from repro.guard import DEFAULT_TIMEOUT
 
 SHAPES = {"scalar": (), "vector": (5,), "matrix": (4, 8), "odd": (3, 5, 7), "unit dim": (1, 6),
@@ -716,11 +717,13 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\n"
                                   "relayout(a, lambda t: t.unsqueeze_(0))\n"
                                   f"look({looked('a')}, 'reshaped in place: after unsqueeze_(0)')\nkept.append(a)"))
-    # The stride alone, in place (as the key variant's, so room for it is made the same way):
-    # the shape stays, so a fast path that checks an inference tensor's shape but not its stride
-    # meets its old entry.
+    # The stride alone, in place, the shape kept, so a fast path that checks an inference tensor's
+    # shape but not all of its stride meets its old entry (see _restrided); else the key's stride
+    # variant (room made for it).
     variants = key_variants(s, allowed)
-    restride = next(((change, both) for field, change, both in variants if field == "stride"), None)
+    other = _restrided(s["shape"], s["stride"])
+    restride = ({"stride": other}, {}) if other else next(
+        ((change, both) for field, change, both in variants if field == "stride"), None)
     if restride:
         change, both = restride
         larger = f", {_arguments(both)}" if both else ""
@@ -794,6 +797,18 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         for other in filter(None, map(_in_allowed(allowed), LIVED_ON)):
             steps += row_steps(other, factory_name, level, contract, allowed, lived_on=True)
     return steps
+
+
+def _restrided(shape: tuple, stride: tuple) -> tuple | None:
+    """Another stride for a source of ``shape`` over the same memory, no more room needed: the
+    strides of two dimensions of one size swapped (a transpose that keeps the shape, the same
+    strides permuted), where it has them; else its elements in another order, if dense; else None."""
+    for i, j in itertools.combinations(range(len(shape)), 2):
+        if shape[i] == shape[j] > 1 and stride[i] != stride[j]:
+            swapped = list(stride)
+            swapped[i], swapped[j] = stride[j], stride[i]
+            return tuple(swapped)
+    return other_order(shape, stride)
 
 
 def _if_reused(name: str, lookup: str, what: str) -> str:

@@ -712,7 +712,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         """Shape or stride changed in place, on the same memory: a version bump where the source has
         a counter (an inference tensor has none, and then shape and stride are all that tell)."""
         src = source(self)
-        other = _other_order(tuple(src.shape), src.stride()) if how == "another order" else None
+        other = other_order(tuple(src.shape), src.stride()) if how == "another order" else None
         if how == "transpose_" and src.dim() >= 2:
             change = "t.transpose_(0, -1)"
         elif other:  # the shape kept: the stride alone changes
@@ -782,7 +782,7 @@ def _add_slot_rules(machine, slot: int, level: Level, allowed: tuple, contract: 
         setattr(machine, f"{rule_name}_{slot}", fn)
 
 
-def _other_order(shape: tuple, stride: tuple) -> tuple | None:
+def other_order(shape: tuple, stride: tuple) -> tuple | None:
     """Strides that lay a dense tensor's elements in another order, on the same memory, the shape
     kept (column-major for a row-major one, else row-major); None where there is no such change
     (not dense, or fewer than two dimensions longer than 1)."""
