@@ -192,6 +192,43 @@ def test_every_recipe_names_places_scan_proposes_and_runs_as_a_call(library):
 
 
 @pytest.mark.core_model
+@pytest.mark.parametrize("library", list(LIBRARIES))
+def test_every_recipe_script_stands_alone_without_the_projects_marks(library):
+    import ast
+
+    from harness.differential.upstream import library_script_source
+
+    module = recipes_of(library)
+    for recipe in module.RECIPES:
+        tree = ast.parse(library_script_source(module, recipe, "0", "carries state"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        assert not any(m and m.startswith("repro") for m in imported), (recipe.__name__, imported)
+        assert not named & {"drives", "place", "as_calls"}, recipe.__name__  # marks spanning lines are gone whole
+        assert recipe.__name__ in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+@pytest.mark.core_model
+def test_a_place_is_found_by_its_code_where_a_release_moved_it(tmp_path, monkeypatch):
+    from repro.recipes import place
+
+    package = tmp_path / "movinglib"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text("def put(m, k):\n    m[k] = 1\n\ndef get(m, k):\n    return m[k]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert place("movinglib", "core.py", "m[k] = 1") == "core.py:2"
+    assert place("movinglib", "core.py", "def get(m, k):\nreturn m[k]") == "core.py:4"
+    (package / "core.py").write_text("# a release adds a line\ndef put(m, k):\n    m[k] = 1\n")
+    assert place("movinglib", "core.py", "m[k] = 1") == "core.py:3"
+    with pytest.raises(LookupError, match="is not there"):
+        place("movinglib", "core.py", "m[k] = 2")
+    (package / "core.py").write_text("m[k] = 1\nm[k] = 1\n")
+    with pytest.raises(LookupError, match=r"found 2 times, not once \(at lines \[1, 2\]\)"):
+        place("movinglib", "core.py", "m[k] = 1")
+
+
+@pytest.mark.core_model
 def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "bitsandbytes", None)  # import bitsandbytes raises ImportError
     monkeypatch.delitem(sys.modules, "repro.recipes.bitsandbytes_workflows", raising=False)

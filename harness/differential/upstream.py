@@ -9,9 +9,9 @@ The script runs the same model and hook source as the check
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -252,14 +252,28 @@ _SCRIPT_CAUSE[BOTH] = _SCRIPT_CAUSE[ADDRESS_DEPENDENT]
 _SCRIPT_ROUNDS = {CARRIES_STATE: 10, ADDRESS_DEPENDENT: 300, BOTH: 300}
 
 
+def _without_marks(source: str) -> str:
+    """A recipe module's source without this project's import, its ``@drives(...)`` marks (which
+    may span lines) and its ``__getattr__``: found in the syntax tree, so a mark's layout does not
+    matter."""
+    dropped = set()
+    for node in ast.walk(ast.parse(source)):
+        marks = [node] if (isinstance(node, ast.ImportFrom) and node.module == "repro.recipes"
+                           or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__getattr__"
+                                                                   for t in node.targets)) else []
+        if isinstance(node, ast.FunctionDef):
+            marks += [d for d in node.decorator_list
+                      if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "drives"]
+        for mark in marks:  # a decorator's lines start after its "@"
+            dropped.update(range(mark.lineno, mark.end_lineno + 1))
+    return "".join(line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped)
+
+
 def library_script_source(module, recipe, version: str, finding: str) -> str:
     """The recipe's module as a script of its own (torch and the library only): its source with
     this project's imports and marks taken out, and the driver above, whose failure says what
     ``finding`` (the cell's outcome) means."""
-    source = inspect.getsource(module)
-    source = re.sub(r"^from repro\.recipes import .*\n", "", source, flags=re.M)
-    source = re.sub(r"^@drives\(.*\)\n", "", source, flags=re.M)
-    source = re.sub(r"^__getattr__ = .*\n", "", source, flags=re.M)
+    source = _without_marks(inspect.getsource(module))
     header = (f'"""{recipe.__name__}: {inspect.getdoc(recipe).splitlines()[0]}\n\n'
               f"    python repro.py         # fails (AssertionError) at the first job that differs from itself with no state kept\n"
               + (f"    python repro.py --fix   # the library patched with {recipe.fix.__name__}(): passes\n\n" if recipe.fix

@@ -5,7 +5,8 @@ objects, one job per call; ``reset=True`` is what a user can do today to keep th
 from one job out of the next. A module names the prompts its jobs are served with (``PROMPTS``)
 and the package parts ``scan`` looks in for the places worth driving (``SCAN``), and may name the
 places that no run on a machine without a GPU or a cluster reaches, with why (``UNREACHABLE``);
-each recipe names the places it drives (``recipe.drives``, each ``path/in/package.py:line``).
+each recipe names the places it drives (``recipe.drives``, each ``path/in/package.py:line``, found
+by ``place`` from the code on that line, so that a release that moves the line moves the place).
 
 ``repro.recipes.torch_workflows:grad_scaler_trials/no-reset`` is the recipe as a
 ``differential --call`` spec (``/reset`` with the reset; ``/fixed`` with no reset and the library
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
+from pathlib import Path
 
 LIBRARIES = {
     "torch": "repro.recipes.torch_workflows",
@@ -30,6 +33,24 @@ FIXED = "fixed"  # served with no reset, the library patched by the recipe's fix
 def load(library: str):
     """The recipe module of ``library`` (one of ``LIBRARIES``)."""
     return importlib.import_module(LIBRARIES[library])
+
+
+def place(library: str, path: str, code: str) -> str:
+    """``path:line`` of the one place in the installed ``library``'s ``path`` where ``code`` is: its
+    lines, each found within one line of the file, one after the other (the place is the first).
+    Named by its code, not its number, because the library is not pinned and a release moves lines;
+    code that is not there, or there twice, is an error that names it."""
+    spec = importlib.util.find_spec(library)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"{library} is not installed as a package")
+    lines = (Path(spec.submodule_search_locations[0]) / path).read_text(encoding="utf-8").splitlines()
+    wanted = [part.strip() for part in code.strip().splitlines()]
+    found = [i + 1 for i in range(len(lines) - len(wanted) + 1)
+             if all(part in lines[i + k] for k, part in enumerate(wanted))]
+    if len(found) != 1:
+        raise LookupError(f"{library}/{path}: {code.strip()!r} found {len(found)} times, not once "
+                          f"(at lines {found})" if found else f"{library}/{path}: {code.strip()!r} is not there")
+    return f"{path}:{found[0]}"
 
 
 def drives(*places: str, fix=None):

@@ -12,7 +12,7 @@ from accelerate.utils import find_tied_parameters, modeling, offload_state_dict
 from accelerate.utils.offload import OffloadedWeightsLoader
 from torch import nn
 
-from repro.recipes import as_calls, drives
+from repro.recipes import as_calls, drives, place
 
 LIBRARY = "accelerate"
 SCAN = ("hooks.py", "big_modeling.py", "utils")  # accelerate's parts the hunt scans for places
@@ -65,7 +65,9 @@ def pin_tied_sources() -> None:
     modeling.set_module_tensor_to_device = set_module_tensor_to_device
 
 
-@drives("utils/modeling.py:286", fix=pin_tied_sources)
+@drives(place(LIBRARY, "utils/modeling.py",
+              "and value.data_ptr() in tied_params_map\nand device in tied_params_map[value.data_ptr()]"),
+        fix=pin_tied_sources)
 def tied_checkpoint_loads(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """A tied model's checkpoint offloaded in accelerate's format (``offload_state_dict``) and
     loaded tensor by tensor into a new model with ``set_module_tensor_to_device``, passing the
@@ -84,7 +86,8 @@ def tied_checkpoint_loads(prompt: str, seed: int, reset: bool = False) -> torch.
         return model(TOKENS)
 
 
-@drives("hooks.py:322", "hooks.py:380")
+@drives(place(LIBRARY, "hooks.py", "and recursive_getattr(module, name).data_ptr() in self.tied_params_map"),
+        place(LIBRARY, "hooks.py", "self.tied_pointers_to_remove.add((value.data_ptr(), execution_device))"))
 def offloaded_models(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """A tied model dispatched with some blocks on the CPU and some offloaded to disk
     (``dispatch_model`` with a device map and an offload folder), run twice and dropped; the next

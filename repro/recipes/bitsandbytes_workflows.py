@@ -13,7 +13,7 @@ import bitsandbytes as bnb
 import torch
 from torch import nn
 
-from repro.recipes import as_calls, drives
+from repro.recipes import as_calls, drives, place
 
 LIBRARY = "bitsandbytes"
 SCAN = ("optim",)  # bitsandbytes' parts the hunt scans for places
@@ -46,7 +46,8 @@ def forget_dead_parameters() -> None:
     manager.override_config = override_config
 
 
-@drives("optim/optimizer.py:57", "optim/optimizer.py:301", fix=forget_dead_parameters)
+@drives(place(LIBRARY, "optim/optimizer.py", "if id(p) in self.pid2config:\nself.index2config[(group_index, p_index)]"),
+        place(LIBRARY, "optim/optimizer.py", "self.mng.pid2config[id(p)] = config"), fix=forget_dead_parameters)
 def frozen_layer_trials(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """Trials of a sweep, one model each, optimized with ``bnb.optim.Adam``; a trial told to
     freeze its first layer sets that layer's learning rate to 0 with
@@ -86,7 +87,7 @@ def keep_settings_with_their_parameter() -> None:
     optimizer.get_config = get_config_by_parameter
 
 
-@drives("optim/optimizer.py:301", fix=keep_settings_with_their_parameter)
+@drives(place(LIBRARY, "optim/optimizer.py", "self.mng.pid2config[id(p)] = config"), fix=keep_settings_with_their_parameter)
 def embedding_sweep(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """Models of a sweep trained one after the other with ``bnb.optim.Adam8bit``: a text model
     starts with ``bnb.nn.StableEmbedding`` (which asks the manager for 32-bit optimizer state for

@@ -13,7 +13,7 @@ import torch
 from peft import LoraConfig
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from repro.recipes import as_calls, drives
+from repro.recipes import as_calls, drives, place
 
 LIBRARY = "peft"
 SCAN = ("tuners", "utils", "peft_model.py", "mapping_func.py")  # peft's parts the hunt scans for places
@@ -47,7 +47,8 @@ def copy_the_config() -> None:
     peft.get_peft_model = get_peft_model_on_a_copy
 
 
-@drives("tuners/tuners_utils.py:2489", fix=copy_the_config)
+@drives(place(LIBRARY, "tuners/tuners_utils.py", "peft_config.target_modules = linear_module_names"),
+        fix=copy_the_config)
 def all_linear_sweep(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """LoRA on every linear layer (``target_modules="all-linear"``) of base models of the depth the
     prompt names, one config for the sweep; each adapter trained two steps, then the model

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn.utils import parametrize
 
-from repro.recipes import as_calls, drives
+from repro.recipes import as_calls, drives, place
 
 LIBRARY = "torch"
 SCAN = ("amp", "optim", "nn/utils", "func", "autograd")  # torch's parts the hunt scans for places
@@ -49,7 +49,9 @@ def forget_dead_optimizers() -> None:
     torch.amp.GradScaler.step = forgetting(torch.amp.GradScaler.step)
 
 
-@drives("amp/grad_scaler.py:339", fix=forget_dead_optimizers)
+@drives(place(LIBRARY, "amp/grad_scaler.py",
+              'optimizer_state = self._per_optimizer_states[id(optimizer)]\n\nif optimizer_state["stage"] is OptState.UNSCALED:'),
+        fix=forget_dead_optimizers)
 def grad_scaler_trials(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """A search whose trials share the process's GradScaler. Each trial builds a model and an
     optimizer and takes four mixed-precision steps; a trial told to prune is abandoned after
@@ -89,7 +91,7 @@ def forget_dead_modules() -> None:
     parametrize.register_parametrization = register_parametrization
 
 
-@drives("nn/utils/parametrize.py:413", fix=forget_dead_modules)
+@drives(place(LIBRARY, "nn/utils/parametrize.py", "tensor = _cache.get(key)"), fix=forget_dead_modules)
 def parametrized_checkpoints(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """Checkpoints of a weight-normalised model evaluated one after the other inside one
     ``parametrize.cached()`` block (the weights computed once per model, as the docs advise for
@@ -109,7 +111,8 @@ def parametrized_checkpoints(prompt: str, seed: int, reset: bool = False) -> tor
     return torch.stack(outputs)
 
 
-@drives("autograd/graph.py:772", "autograd/graph.py:775")
+@drives(place(LIBRARY, "autograd/graph.py", "ctx.sid_to_tid[sid].add(tid)"),
+        place(LIBRARY, "autograd/graph.py", "if tid not in ctx.tid_to_weakhandle:\nhandle = _Handle()"))
 def saved_tensor_mutations(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """A training loop that changes, in place, a tensor autograd saved for backward, inside one
     ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` block, as its docs show: autograd

@@ -9,7 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
 import torch
 from transformers import DetrConfig, DetrModel, ResNetConfig
 
-from repro.recipes import as_calls, drives
+from repro.recipes import as_calls, drives, place
 
 LIBRARY = "transformers"
 # The shared helpers, generation, and the models whose code scan finds keeping state: DETR's
@@ -28,7 +28,8 @@ def _detr(prompt: str, seed: int) -> DetrModel:
     return DetrModel(config)
 
 
-@drives("models/detr/modeling_detr.py:316", "models/detr/modeling_detr.py:381")
+@drives(place(LIBRARY, "models/detr/modeling_detr.py", "@compile_compatible_method_lru_cache(maxsize=1)\ndef build_sine_position_embedding("),
+        place(LIBRARY, "models/detr/modeling_detr.py", "@compile_compatible_method_lru_cache(maxsize=1)\ndef forward("))
 def detr_sweep(prompt: str, seed: int, reset: bool = False) -> torch.Tensor:
     """Small DETR models trained two steps each on images (``pixel_values``, with the mask the
     model makes for them) and evaluated; a prompt names the position embedding (``learned`` or
