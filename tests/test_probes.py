@@ -15,8 +15,8 @@ import torch
 from cache_impl import DESIGNS, Level
 from harness.audit.mutants import (ATOMS, COUNT_CALLS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, _atom, build,
                                    generate)
-from harness.audit.probes import (LIVED_ON, LONGEST, OFFSETS, PERIOD, PROPERTIES, SHAPES, SIZES, _possible,
-                                  coverage_markdown, drawn_rows, probe, row_steps, situations, source_of)
+from harness.audit.probes import (FILLED_LARGE_SIZE, FILLED_ON, LIVED_ON, LONGEST, OFFSETS, PERIOD, PROPERTIES,
+                                  SHAPES, SIZES, _possible, coverage_markdown, drawn_rows, probe, row_steps, situations, source_of)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -123,16 +123,40 @@ def test_a_guard_skipped_only_at_scale_is_killed(atom, guard):
 
 
 @pytest.mark.core_model
-def test_the_long_lived_cache_meets_every_value_after_its_history():
-    """The row whose cache has had 2**16 + 5 inserts goes on in that cache (made once) with
-    situations that hold every value of every other property, each a possible row."""
-    row = next(row for row in situations() if row["history"] == LONGEST)
-    text = "\n".join(code for _, code in row_steps(row, "Cache", Level.L2, "lru"))
-    assert text.count("Clocked(Cache(") == 1 and text.count("fill(65541") == 1
-    assert text.count("# then, in the same cache:") == len(LIVED_ON)
+@pytest.mark.parametrize("which", ["long-lived", "filled large"])
+def test_the_long_lived_and_the_large_cache_meet_every_value_after_their_history(which):
+    """The row whose cache has had 2**16 + 5 inserts, and the row that fills a cache past 10,000
+    entries, each go on in that cache (made once) with situations that hold every value of every
+    other property, each a possible row. The large one stays full: its entries kept, topped up, never
+    cleared, its recency judged in the row alone (which fills it twice)."""
+    row = next(row for row in situations() if (row["history"] == LONGEST if which == "long-lived"
+                                                 else row["max_size"] == str(FILLED_LARGE_SIZE)))
+    after = LIVED_ON if which == "long-lived" else FILLED_ON
+    steps = row_steps(row, "Cache", Level.L2, "lru")
+    text = "\n".join(code for _, code in steps)
+    assert text.count("Clocked(Cache(") == 1 and text.count("# then, in the same cache:") == len(after)
+    assert text.count("fill(65541") == (which == "long-lived")
     for name in set(PROPERTIES) - {"max_size", "history"}:
-        assert {other[name] for other in LIVED_ON} == set(PROPERTIES[name]), name
-    assert all(_possible(other) for other in LIVED_ON)
+        assert {other[name] for other in after} == set(PROPERTIES[name]), name
+    assert all(_possible(other) and other["max_size"] == row["max_size"] for other in after)
+    if which == "filled large":
+        own, going_on = text.split("# then, in the same cache:", 1)
+        assert "cache.clear()" in own and "cache.clear()" not in going_on and "fillers.clear()" not in going_on
+        assert going_on.count("fill(max_size - len(cache), 'kept full')") == len(after)
+        # at L0 a dead source's entry may hit: the situations that meet them there start at L1
+        assert "# then, in the same cache:" not in "\n".join(code for _, code in row_steps(row, "Cache", Level.L0, "lru"))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint64"])
+def test_the_bound_skipped_past_10000_entries_for_one_dtype_is_killed(dtype):
+    """A correct cache except that, once it holds more than 10,000 entries, a source of one dtype
+    evicts nothing: the large cache's situations put every dtype into it full (its own row's sources
+    are float32 alone, and these passed every row before)."""
+    predicate = f"(source.dtype == torch.{dtype}) and ({_atom('max_size > 10000').format(c='self')})"
+    cls = build(Mutant("large_bound", f"the bound, when more than 10,000 entries and {dtype}",
+                       (IMPORT_TORCH, *GUARDS["bound"][2](predicate))))
+    report = probe("large_bound", cls, Level.L2, contract="lru", only=lambda row: row["max_size"] == str(FILLED_LARGE_SIZE))
+    assert report.failure is not None and "entries held, max_size 10001" in report.failure.message
 
 
 @pytest.mark.parametrize("atom", ["requires grad", "rank 0", "dtype float8_e4m3fn"])

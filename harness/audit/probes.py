@@ -204,15 +204,16 @@ LONG_LIVED = {**_PLAIN, "grad": "no_grad", "dtype": "bfloat16", "shape": "text e
               "history": LONGEST}
 
 
-def _lived_on() -> tuple:
-    """Situations the long-lived row's cache meets after its own, in turn: every value of every
-    other property in one of them (a cache that changes once its count of calls passes 16 bits
-    does so for every source that comes after; the history is paid once)."""
+def _lived_on(base: dict) -> tuple:
+    """Situations ``base``'s cache meets after its own row, in turn: every value of every other
+    property in one of them (a cache that changes once its count of calls passes 16 bits, or once
+    it holds more than 10,000 entries, does so for every source that comes after; the history is
+    paid once)."""
     names = [name for name in PROPERTIES if name not in ("max_size", "history")]
     unmet = [(name, value) for name in names for value in PROPERTIES[name]]
     rows = []
     while unmet:
-        row = {"max_size": LONG_LIVED["max_size"], "history": LONGEST, unmet[0][0]: unmet[0][1]}
+        row = {"max_size": base["max_size"], "history": base["history"], unmet[0][0]: unmet[0][1]}
         for name in names:
             if name not in row:
                 choices = [v for v in PROPERTIES[name] if _possible({**row, name: v})]
@@ -223,7 +224,18 @@ def _lived_on() -> tuple:
     return tuple(sorted(rows, key=lambda row: ELAPSED[row["elapsed"]]))
 
 
-LIVED_ON = _lived_on()
+LIVED_ON = _lived_on(LONG_LIVED)
+FILLED_ON = _lived_on(FILLED_LARGE)
+
+
+def lived_on(row: dict, level: Level) -> tuple:
+    """The situations the row's cache goes on with after the row: the long-lived cache's and the
+    filled large cache's; none for the rest. The large cache is kept full, so it holds the entries
+    of the situation before's sources, dead by then, at the addresses the next one's take: from L1
+    only, which is where a dead source's entry must miss."""
+    if row["history"] == LONGEST:
+        return LIVED_ON
+    return FILLED_ON if row["max_size"] == str(FILLED_LARGE_SIZE) and level >= Level.L1 else ()
 
 
 PRELUDE = HELPERS + '''
@@ -665,26 +677,33 @@ def _dtype_variants(dtype: torch.dtype, bits: str, grad: bool) -> list[str]:
 
 
 def row_steps(row: dict, factory_name: str, level: Level, contract: str,
-              allowed: tuple = DTYPES, lived_on: bool = False) -> list[tuple[Level, str]]:
+              allowed: tuple = DTYPES, going_on: bool = False) -> list[tuple[Level, str]]:
     """The row's steps as (level, code): the cache and its history, then each obligation
     of ``level`` and below, in the row's grad mode and thread. The long-lived row goes on with
-    the situations of ``LIVED_ON`` in its cache (``lived_on``: one of those, in the cache as it is)."""
+    the situations of ``LIVED_ON`` in its cache, and the filled large row with those of ``FILLED_ON``
+    (``going_on``: one of those, in the cache as it is)."""
     s = source_of(row)
     max_size = int(row["max_size"])
     held = HISTORIES[row["history"]]
     held = max_size if held is None else min(held, max_size)
     literal = ", ".join(f"{k}={_literal(v)}" for k, v in s.items())
-    cache = [f"# then, in the same cache: {describe(row)}"] if lived_on else [
+    cache = [f"# then, in the same cache: {describe(row)}"] if going_on else [
         f"max_size = {max_size}",
         "skew[0] = 0  # each row's cache starts on the real clock",
         f"cache = caches[0] = Clocked({factory_name}(max_size=max_size))"]
+    # A cache past FILLED entries stays full for the situations after its row: its entries kept
+    # alive, topped up to its bound where the situation before's died, no clear() and no recency
+    # (which fills it twice: judged in the row), so that each of their puts meets a full cache.
+    kept_full = going_on and max_size > FILLED
     setup = cache + [f"bounded = {contract != 'none'}",
-                     "fillers.clear(); kept.clear()",
+                     "kept.clear()" if kept_full else "fillers.clear(); kept.clear()",
                      f"torch_state({row['torch state']!r})",
                      f"S = dict({literal})"]
-    if held and not lived_on:
+    if held and not going_on:
         setup.append(f"fill({held}, 'the history')")
-    if row["history"] in INSERTS and not lived_on:
+    if kept_full:  # a cache that empties itself (at a request's end) has no full cache to keep
+        setup.append("if len(cache):\n    fill(max_size - len(cache), 'kept full')")
+    if row["history"] in INSERTS and not going_on:
         setup.append(f"fill({INSERTS[row['history']]}, 'the history')\nfor _ in range(110):\n"
                      "    look(fillers[-1], 'the history')")
     if row["history"] == "cleared":
@@ -760,11 +779,11 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       f"b = on(a, S, {change}{both})\n"
                                       f"look(b, 'key: {field}: another tensor on its storage that differs in "
                                       f"{field} alone')\nkept.extend((a, b))"))
-    if contract != "none":  # on the history the row and its obligations made
+    if contract != "none" and not kept_full:  # on the history the row and its obligations made
         obligations.append((Level.L0, "cache.clear()\nhygiene((len(cache) == 0, 'entries held after clear()'), "
                                       "(all(cache.get(f) is None for f in fillers[-3:]), 'a hit after clear()'), "
                                       "where='clear()')"))
-    if contract == "lru":  # in the cache just cleared, filled to its bound again
+    if contract == "lru" and not kept_full:  # in the cache just cleared, filled to its bound again
         # A cache of one entry has no recency, and one above FILLED is not filled (but FILLED_LARGE's): there, recency is
         # judged in a new cache of 3 (the rest of the row as it is), so that it meets every value.
         size = max_size if 2 <= max_size <= FILLED or max_size == FILLED_LARGE_SIZE else 3
@@ -793,9 +812,9 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
             body = f"with torch.autocast('cpu', dtype=torch.bfloat16):\n{_indent(body)}"
         steps.append((step_level, f"def step():\n{_indent(body)}\n\n\n"
                                   + ("in_thread(step)" if row["thread"] == "other" else "step()")))
-    if row["history"] == LONGEST and not lived_on:
-        for other in filter(None, map(_in_allowed(allowed), LIVED_ON)):
-            steps += row_steps(other, factory_name, level, contract, allowed, lived_on=True)
+    if not going_on:
+        for other in filter(None, map(_in_allowed(allowed), lived_on(row, level))):
+            steps += row_steps(other, factory_name, level, contract, allowed, going_on=True)
     return steps
 
 
@@ -855,8 +874,10 @@ def coverage_markdown() -> str:
                                f"{largest}, all at once; and two last ones the everyday case in a cache of max_size "
                                f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
                                f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 "
-                               f"lookups), which goes on in that cache with {len(LIVED_ON)} situations more, every "
-                               "value of every other property in one of them.\n")
+                               f"lookups). Each of the two goes on in its cache with situations that hold every "
+                               f"value of every other property between them: {len(FILLED_ON)} in the large cache, "
+                               f"kept full (its bound checked at each look; recency judged in the row alone), and "
+                               f"{len(LIVED_ON)} in the long-lived one.\n")
 
 
 __all__ = ["PROPERTIES", "ProbeReport", "coverage_markdown", "find_failure", "probe", "situations"]
