@@ -252,20 +252,24 @@ _SCRIPT_CAUSE[BOTH] = _SCRIPT_CAUSE[ADDRESS_DEPENDENT]
 _SCRIPT_ROUNDS = {CARRIES_STATE: 10, ADDRESS_DEPENDENT: 300, BOTH: 300}
 
 
+def _marks(node: ast.AST) -> list[ast.AST]:
+    """What of ``node`` is this project's, not the recipe's: the ``repro.recipes`` import, the
+    module's ``__getattr__``, a function's ``@drives(...)``."""
+    if isinstance(node, ast.ImportFrom) and node.module == "repro.recipes":
+        return [node]
+    if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__getattr__" for t in node.targets):
+        return [node]
+    if isinstance(node, ast.FunctionDef):
+        return [d for d in node.decorator_list
+                if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "drives"]
+    return []
+
+
 def _without_marks(source: str) -> str:
-    """A recipe module's source without this project's import, its ``@drives(...)`` marks (which
-    may span lines) and its ``__getattr__``: found in the syntax tree, so a mark's layout does not
-    matter."""
-    dropped = set()
-    for node in ast.walk(ast.parse(source)):
-        marks = [node] if (isinstance(node, ast.ImportFrom) and node.module == "repro.recipes"
-                           or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__getattr__"
-                                                                   for t in node.targets)) else []
-        if isinstance(node, ast.FunctionDef):
-            marks += [d for d in node.decorator_list
-                      if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "drives"]
-        for mark in marks:  # a decorator's lines start after its "@"
-            dropped.update(range(mark.lineno, mark.end_lineno + 1))
+    """A recipe module's source without this project's marks, found in the syntax tree, so that a
+    mark may span lines."""
+    dropped = {number for node in ast.walk(ast.parse(source)) for mark in _marks(node)
+               for number in range(mark.lineno, mark.end_lineno + 1)}  # a decorator's lines start after its "@"
     return "".join(line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped)
 
 

@@ -35,21 +35,29 @@ def load(library: str):
     return importlib.import_module(LIBRARIES[library])
 
 
+def _source_lines(library: str, path: str) -> tuple[str, ...]:
+    """The lines of ``path`` in the installed ``library`` package (read at each call: a recipe
+    module names a few places, once, at its import)."""
+    spec = importlib.util.find_spec(library)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"{library} is not installed as a package")
+    return tuple((Path(spec.submodule_search_locations[0]) / path).read_text(encoding="utf-8").splitlines())
+
+
 def place(library: str, path: str, code: str) -> str:
     """``path:line`` of the one place in the installed ``library``'s ``path`` where ``code`` is: its
     lines, each found within one line of the file, one after the other (the place is the first).
     Named by its code, not its number, because the library is not pinned and a release moves lines;
     code that is not there, or there twice, is an error that names it."""
-    spec = importlib.util.find_spec(library)
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(f"{library} is not installed as a package")
-    lines = (Path(spec.submodule_search_locations[0]) / path).read_text(encoding="utf-8").splitlines()
+    lines = _source_lines(library, path)
     wanted = [part.strip() for part in code.strip().splitlines()]
     found = [i + 1 for i in range(len(lines) - len(wanted) + 1)
              if all(part in lines[i + k] for k, part in enumerate(wanted))]
-    if len(found) != 1:
-        raise LookupError(f"{library}/{path}: {code.strip()!r} found {len(found)} times, not once "
-                          f"(at lines {found})" if found else f"{library}/{path}: {code.strip()!r} is not there")
+    where = f"{library}/{path}: {code.strip()!r}"
+    if not found:
+        raise LookupError(f"{where} is not there")
+    if len(found) > 1:
+        raise LookupError(f"{where} found {len(found)} times, not once (at lines {found})")
     return f"{path}:{found[0]}"
 
 
