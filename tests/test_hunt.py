@@ -257,6 +257,24 @@ def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, mo
 
 
 @pytest.mark.core_model
+def test_a_release_without_the_code_a_recipe_drives_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
+    # A stand-in peft whose tuners_utils.py lacks the line the recipe names (as older releases of
+    # accelerate lack one hooks.py line its recipes drive).
+    (tmp_path / "peft" / "tuners").mkdir(parents=True)
+    (tmp_path / "peft" / "__init__.py").write_text("LoraConfig = dict\nget_peft_model = None\n")
+    (tmp_path / "peft" / "tuners" / "tuners_utils.py").write_text("peft_config.target_modules = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "peft" or m.startswith("peft.") or m == "repro.recipes.peft_workflows"]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(SystemExit) as exited:
+        main(["hunt", "peft", "--out", str(tmp_path / "hunt")])
+    err = capsys.readouterr().err.strip()
+    assert exited.value.code == 2 and len(err.splitlines()) == 1, err
+    assert "the peft recipes do not fit the installed release: peft/tuners/tuners_utils.py:" in err, err
+    assert "is not there" in err and not (tmp_path / "hunt").exists()
+
+
+@pytest.mark.core_model
 def test_accelerates_tied_params_map_goes_stale_on_a_load_and_the_sanitizer_names_the_lookup():
     # The hunt's cell shows it only when glibc hands the freed weight's block to a later weight
     # (most runs, not all); twenty loads under the sanitizer meet it every time.

@@ -225,6 +225,8 @@ def main(parser, args) -> int:
         except ModuleNotFoundError as exc:  # the library, or one it needs
             parser.error(f"cannot import {args.library} ({exc}): pip install '{exc.name or args.library}' "
                          "(the harness's 'hunt' extra installs every library it hunts)")
+        except LookupError as exc:  # repro.recipes.place: this release lacks the code a recipe drives
+            parser.error(f"the {args.library} recipes do not fit the installed release: {_first_line(exc)}")
         except Exception as exc:  # noqa: BLE001 - installed, but its import fails (a dependency of another release)
             parser.error(f"cannot import {args.library}: it is installed, but importing it raised "
                          f"{type(exc).__name__}: {_first_line(exc)}")
