@@ -240,14 +240,20 @@ def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_
     assert not (tmp_path / "hunt").exists()
 
 
-@pytest.mark.core_model
-def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, monkeypatch):
-    # Installed, but its import raises (as transformers does beside a huggingface-hub of another release).
-    (tmp_path / "peft").mkdir()
-    (tmp_path / "peft" / "__init__.py").write_text('raise RuntimeError("huggingface-hub>=2.4.0 is required")\n')
+def _stand_in_peft(tmp_path, monkeypatch, files: dict) -> None:
+    """A package named peft of ``files`` ({path: text}) first on the path, none of the real one imported."""
+    for path, text in files.items():
+        (tmp_path / "peft" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "peft" / path).write_text(text)
     monkeypatch.syspath_prepend(str(tmp_path))
     for name in [m for m in sys.modules if m == "peft" or m.startswith("peft.") or m == "repro.recipes.peft_workflows"]:
         monkeypatch.delitem(sys.modules, name)
+
+
+@pytest.mark.core_model
+def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, monkeypatch):
+    # Installed, but its import raises (as transformers does beside a huggingface-hub of another release).
+    _stand_in_peft(tmp_path, monkeypatch, {"__init__.py": 'raise RuntimeError("huggingface-hub>=2.4.0 is required")\n'})
     with pytest.raises(SystemExit) as exited:
         main(["hunt", "peft", "--out", str(tmp_path / "hunt")])
     err = capsys.readouterr().err.strip()
@@ -260,12 +266,8 @@ def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, mo
 def test_a_release_without_the_code_a_recipe_drives_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
     # A stand-in peft whose tuners_utils.py lacks the line the recipe names (as older releases of
     # accelerate lack one hooks.py line its recipes drive).
-    (tmp_path / "peft" / "tuners").mkdir(parents=True)
-    (tmp_path / "peft" / "__init__.py").write_text("LoraConfig = dict\nget_peft_model = None\n")
-    (tmp_path / "peft" / "tuners" / "tuners_utils.py").write_text("peft_config.target_modules = None\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for name in [m for m in sys.modules if m == "peft" or m.startswith("peft.") or m == "repro.recipes.peft_workflows"]:
-        monkeypatch.delitem(sys.modules, name)
+    _stand_in_peft(tmp_path, monkeypatch, {"__init__.py": "LoraConfig = dict\nget_peft_model = None\n",
+                                           "tuners/tuners_utils.py": "peft_config.target_modules = None\n"})
     with pytest.raises(SystemExit) as exited:
         main(["hunt", "peft", "--out", str(tmp_path / "hunt")])
     err = capsys.readouterr().err.strip()
