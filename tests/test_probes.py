@@ -16,7 +16,8 @@ from cache_impl import DESIGNS, Level
 from harness.audit.mutants import (ATOMS, COUNT_CALLS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, _atom, build,
                                    generate)
 from harness.audit.probes import (FILLED_LARGE_SIZE, FILLED_ON, LIVED_ON, LONGEST, OFFSETS, PERIOD, PROPERTIES,
-                                  SHAPES, SIZES, _possible, coverage_markdown, drawn_rows, probe, row_steps, situations, source_of)
+                                  SHAPES, SIZES, _end, _possible, coverage_markdown, drawn_rows, key_variants, probe, row_steps,
+                                  situations, source_of)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -109,6 +110,26 @@ def test_sources_at_scale_cost_what_they_span():
         if row["offset"] == OFFSETS[-1]:
             assert s["own"] * s["dtype"].itemsize > 2**25, row
     assert sum(row["size"] != SIZES[0] for row in rows) > 100 and sum(row["offset"] == OFFSETS[-1] for row in rows) > 50
+
+
+@pytest.mark.core_model
+def test_a_key_variant_pair_writes_of_its_buffer_what_it_reads():
+    """A pair that needs a larger buffer than the source's own has it written as far as the pair
+    reads (``reach``, in the items of the source made for it), and no further: less than a million
+    items but for the stride variant of a vector past 2**24 elements, which reads them all."""
+    met = 0
+    for row in situations():
+        s = source_of(row)
+        for field, change, both in key_variants(s):
+            if "reach" not in both:
+                continue
+            met += 1
+            a = {**s, **both}
+            assert all(_end(g) * g["dtype"].itemsize <= both["reach"] * a["dtype"].itemsize
+                       for g in (a, {**a, **change})), (row, field)
+            whole_vector = field == "stride" and row["shape"] == "vector" and row["size"] != SIZES[0]
+            assert whole_vector or both["reach"] - (a["offset"] - a["offset"] % PERIOD) < 2**20, (row, field)
+    assert met > 100
 
 
 @pytest.mark.parametrize("atom", ["more than 2**24 elements", "an offset past 2**24", "a storage past 2**25 bytes"])

@@ -307,9 +307,10 @@ def again(t, s):
 
 def make(slot, n, s, **change):
     """Request n's source of situation s (with ``change``) at the slot's fixed address, on a
-    storage of its own: just what it spans ("its own"), or a buffer its variants fit in."""
+    storage of its own: just what it spans ("its own"), or a buffer its variants fit in, written
+    as far as they read (``reach`` items, where one pair alone needs the buffer; else all of them)."""
     g = {{**s, **change}}
-    count = g["own"] if g["storage"] == "its own" else g["fill"]
+    count = g["own"] if g["storage"] == "its own" else g.get("reach", g["fill"])
     memory = memory_at(slot, g, count * g["dtype"].itemsize if g["storage"] == "its own" else g["room"])
     # Nothing reads below the offset: written from the last full period of the values there
     # (every item as a whole fill writes it), a source deep into a large buffer costs what it spans;
@@ -616,7 +617,10 @@ def key_variants(s: dict, allowed: tuple = DTYPES) -> list[tuple[str, dict, dict
             continue
         a = {**s, **both}
         if s.get("storage") == "its own" and not (a["dtype"] is s["dtype"] and _bytes({**a, **change}) <= _bytes(s)):
-            both = {**both, "storage": "a larger buffer"}
+            # what the pair reads, in the items of the source made for it: only that is written (a
+            # vector past 2**24 elements has one variant, its stride, that reads them all; the rest, a few)
+            reach = max(-(-_bytes(g) // a["dtype"].itemsize) for g in (a, {**a, **change}))
+            both = {**both, "storage": "a larger buffer", "reach": reach}
         out.append((field, change, both))
     return out
 

@@ -218,9 +218,9 @@ def project(t):
         # millions of elements that spans few costs, and its value holds, what it spans.
         one = one_along_broadcast(t)
         try:
-            value = one * 2 + 1
+            value = (one * 2).add_(1)  # in place: one temporary of what the source spans, not two
         except (NotImplementedError, RuntimeError):  # float8 and uint16-64 have no arithmetic on CPU: in a wider dtype
-            value = one.to(torch.float64 if one.is_floating_point() else torch.int64) * 2 + 1
+            value = (one.to(torch.float64 if one.is_floating_point() else torch.int64) * 2).add_(1)
         return value if one is t else value.expand(t.shape)
 
 
