@@ -11,7 +11,8 @@ object on its storage, hits before it changes), the process-wide torch settings,
 cache it meets (max_size, what it went through first, inserts between a source's put and
 its change). :func:`situations` is a covering array over them: any value of any property
 meets any value of any other in some row; ahead of those rows, ``EVERYDAY`` holds the
-plain pipeline case whole. Each row then runs every obligation of the level
+plain pipeline case whole; after them, :func:`triples` meets every value with every pair of
+a dtype and a rank. Each row then runs every obligation of the level
 on sources of that situation: an in-place write misses; a tensor on the same storage
 that differs from the cached one in one key field alone (address, shape, stride,
 dtype, conj or neg bit) misses; a freed source's address handed to the next request's
@@ -174,7 +175,8 @@ def situations(seed: int = 0) -> tuple:
         rows.append(row)
         uncovered -= {(x, row[x], y, row[y]) for i, x in enumerate(names) for y in names[i + 1:]}
     # Large caches last: their history is most of the time, and a failure shows sooner on the rest.
-    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + (FILLED_LARGE, LONG_LIVED)
+    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + triples() + (
+        FILLED_LARGE, LONG_LIVED)
 
 
 # The everyday case, whole (pairs of values do not make it: it is many properties at once):
@@ -204,28 +206,57 @@ LONG_LIVED = {**_PLAIN, "grad": "no_grad", "dtype": "bfloat16", "shape": "text e
               "history": LONGEST}
 
 
-def _lived_on(base: dict) -> tuple:
-    """Situations ``base``'s cache meets after its own row, in turn: every value of every other
-    property in one of them (a cache that changes once its count of calls passes 16 bits, or once
-    it holds more than 10,000 entries, does so for every source that comes after; the history is
-    paid once)."""
-    names = [name for name in PROPERTIES if name not in ("max_size", "history")]
-    unmet = [(name, value) for name in names for value in PROPERTIES[name]]
+def _every_value_with(fixed: dict, shapes: tuple = ()) -> list[dict]:
+    """Rows that hold the values ``fixed`` names (and one of ``shapes`` each, in turn, if given), in
+    which every value of every other property that can go with them meets them in one row or another."""
+    names = [name for name in PROPERTIES if name not in fixed and not (shapes and name == "shape")]
+
+    def fits(row: dict) -> bool:
+        return any(_possible({**row, "shape": shape}) for shape in shapes) if shapes else _possible(row)
+    unmet = [(name, value) for name in names for value in PROPERTIES[name] if fits({**fixed, name: value})]
+    turn = itertools.cycle(shapes)
     rows = []
     while unmet:
-        row = {"max_size": base["max_size"], "history": base["history"], unmet[0][0]: unmet[0][1]}
+        row = {**fixed, unmet[0][0]: unmet[0][1]}
+        if shapes:  # the next of them that fits: they take turns
+            row["shape"] = next(s for s in itertools.islice(turn, 2 * len(shapes)) if _possible({**row, "shape": s}))
         for name in names:
             if name not in row:
                 choices = [v for v in PROPERTIES[name] if _possible({**row, name: v})]
                 row[name] = next((v for v in choices if (name, v) in unmet), choices[0])
         unmet = [pair for pair in unmet if row[pair[0]] != pair[1]]
         rows.append({name: row[name] for name in PROPERTIES})
+    return rows
+
+
+def _lived_on(base: dict) -> tuple:
+    """Situations ``base``'s cache meets after its own row, in turn: every value of every other
+    property in one of them (a cache that changes once its count of calls passes 16 bits, or once
+    it holds more than 10,000 entries, does so for every source that comes after; the history is
+    paid once)."""
+    rows = _every_value_with({"max_size": base["max_size"], "history": base["history"]})
     # the cache's clock only moves on: the situations that advance it last, so the rest meet a young cache
     return tuple(sorted(rows, key=lambda row: ELAPSED[row["elapsed"]]))
 
 
 LIVED_ON = _lived_on(LONG_LIVED)
 FILLED_ON = _lived_on(FILLED_LARGE)
+
+# Shapes by their rank: 0, 1, 2, 3 or 4, 5 and more (what a guard that tells ranks apart may split on).
+RANKS = {rank: tuple(name for name, shape in SHAPES.items() if low <= len(shape) <= high)
+         for rank, (low, high) in {"rank 0": (0, 0), "rank 1": (1, 1), "rank 2": (2, 2), "rank 3-4": (3, 4),
+                                   "rank 5+": (5, 8)}.items()}
+# A small new cache: the cheapest row (no history, recency judged in 17 entries; 10 inserts age an entry).
+SMALL_NEW = {"max_size": "17", "history": "new"}
+
+
+@functools.lru_cache(maxsize=None)
+def triples() -> tuple:
+    """Rows in a small new cache in which every value of every other property meets every pair of a
+    dtype and a rank: a triple of a dtype, a rank and one more value, which the pairwise rows meet
+    only by chance (a guard skipped for rank-0 float32 inference tensors), meets in one of them."""
+    return tuple(row for dtype in DTYPES for shapes in RANKS.values()
+                 for row in _every_value_with({**SMALL_NEW, "dtype": dtype}, shapes))
 
 
 def lived_on(row: dict, level: Level) -> tuple:
@@ -873,9 +904,12 @@ def coverage_markdown() -> str:
         return f"`{value}` {SHAPES[value]}" if name == "shape" else f"`{value}`"
     lines = [f"- **{name}**: {', '.join(shown(name, v) for v in values)}" for name, values in PROPERTIES.items()]
     largest = ", ".join(f"{name} `{value}`" for name, value in LARGEST.items())
-    return "\n".join(lines) + (f"\n\n{len(situations()) - len(EXTREMES) - 2} rows meet every possible pair of "
+    pairwise = len(situations()) - len(EXTREMES) - len(triples()) - 2
+    return "\n".join(lines) + (f"\n\n{pairwise} rows meet every possible pair of "
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
-                               f"{largest}, all at once; and two last ones the everyday case in a cache of max_size "
+                               f"{largest}, all at once; {len(triples())} more, in a new cache of max_size "
+                               f"`{SMALL_NEW['max_size']}`, meet every value of every property with every pair of "
+                               f"a dtype and a rank ({', '.join(RANKS)}); and two last ones the everyday case in a cache of max_size "
                                f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
                                f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 "
                                f"lookups). Each of the two goes on in its cache with situations that hold every "
