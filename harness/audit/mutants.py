@@ -147,6 +147,14 @@ MUTANTS += [
                   "            served = self.__dict__.setdefault('_served', {})\n"
                   "            served[id(ref)] = served.get(id(ref), 0) + 1\n"
                   "            if served[id(ref)] > 16 or (source.data_ptr() == ptr  # address-reuse: validated")),
+    _search_only("fast_path_trusts_version_after_1000_hits",
+                 "the version check on the identity fast path, once an entry has served 1,000 lookups",
+                 _fast("(version is None or source._version == version)",
+                       "(version is None or served[id(ref)] > 1000 or source._version == version)"),
+                 ("hardened", "            if (source.data_ptr() == ptr  # address-reuse: validated",
+                  "            served = self.__dict__.setdefault('_served', {})\n"
+                  "            served[id(ref)] = served.get(id(ref), 0) + 1\n"
+                  "            if (source.data_ptr() == ptr  # address-reuse: validated")),
     _search_only("full_cache_skips_recheck", "the referent recheck once 32 or more entries are held",
                  _slow_trusts_when("len(self._recency) >= 32 and ref() is not None")),
     _search_only("large_cache_skips_liveness", "the liveness guard when max_size > 64",
