@@ -240,20 +240,29 @@ def test_a_library_that_is_not_installed_is_one_line_naming_what_to_install(tmp_
     assert not (tmp_path / "hunt").exists()
 
 
-def _stand_in_peft(tmp_path, monkeypatch, files: dict) -> None:
-    """A package named peft of ``files`` ({path: text}) first on the path, none of the real one imported."""
+def _stand_in(library: str, files: dict, tmp_path, monkeypatch, request) -> None:
+    """A package named ``library`` of ``files`` ({path: text}) first on the path, none of the real one
+    imported; and none of the stand-in left imported after the test, where a later one would take it
+    for the installed library."""
     for path, text in files.items():
-        (tmp_path / "peft" / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "peft" / path).write_text(text)
+        (tmp_path / library / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / library / path).write_text(text)
     monkeypatch.syspath_prepend(str(tmp_path))
-    for name in [m for m in sys.modules if m == "peft" or m.startswith("peft.") or m == "repro.recipes.peft_workflows"]:
+
+    def imported() -> list:
+        return [m for m in sys.modules if m in (library, f"repro.recipes.{library}_workflows")
+                or m.startswith(f"{library}.")]
+    for name in imported():
         monkeypatch.delitem(sys.modules, name)
+    # runs before monkeypatch puts the real modules back: its teardown was registered first
+    request.addfinalizer(lambda: [sys.modules.pop(name) for name in imported()])
 
 
 @pytest.mark.core_model
-def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, monkeypatch):
+def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, monkeypatch, request):
     # Installed, but its import raises (as transformers does beside a huggingface-hub of another release).
-    _stand_in_peft(tmp_path, monkeypatch, {"__init__.py": 'raise RuntimeError("huggingface-hub>=2.4.0 is required")\n'})
+    _stand_in("peft", {"__init__.py": 'raise RuntimeError("huggingface-hub>=2.4.0 is required")\n'},
+              tmp_path, monkeypatch, request)
     with pytest.raises(SystemExit) as exited:
         main(["hunt", "peft", "--out", str(tmp_path / "hunt")])
     err = capsys.readouterr().err.strip()
@@ -263,16 +272,16 @@ def test_a_library_whose_import_fails_is_one_line_saying_so(tmp_path, capsys, mo
 
 
 @pytest.mark.core_model
-def test_a_release_without_the_code_a_recipe_drives_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
-    # A stand-in peft whose tuners_utils.py lacks the line the recipe names (as older releases of
-    # accelerate lack one hooks.py line its recipes drive).
-    _stand_in_peft(tmp_path, monkeypatch, {"__init__.py": "LoraConfig = dict\nget_peft_model = None\n",
-                                           "tuners/tuners_utils.py": "peft_config.target_modules = None\n"})
+def test_a_release_without_the_code_a_recipe_drives_is_one_line_naming_it(tmp_path, capsys, monkeypatch, request):
+    # A stand-in bitsandbytes whose optim/optimizer.py lacks the lines the recipes name (as older
+    # releases of accelerate lack one hooks.py line its recipes drive); its recipes need no other library.
+    _stand_in("bitsandbytes", {"__init__.py": "", "optim/__init__.py": "",
+                               "optim/optimizer.py": "self.mng.pid2config = {}\n"}, tmp_path, monkeypatch, request)
     with pytest.raises(SystemExit) as exited:
-        main(["hunt", "peft", "--out", str(tmp_path / "hunt")])
+        main(["hunt", "bitsandbytes", "--out", str(tmp_path / "hunt")])
     err = capsys.readouterr().err.strip()
     assert exited.value.code == 2 and len(err.splitlines()) == 1, err
-    assert "the peft recipes do not fit the installed release: peft/tuners/tuners_utils.py:" in err, err
+    assert "the bitsandbytes recipes do not fit the installed release: bitsandbytes/optim/optimizer.py:" in err, err
     assert "is not there" in err and not (tmp_path / "hunt").exists()
 
 
