@@ -7,6 +7,7 @@ import itertools
 import math
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -44,13 +45,37 @@ def test_each_row_runs_every_obligation_of_the_level():
     text = "\n".join(code for _, code in row_steps(row, "Cache", Level.L3, "lru"))
     for obligation in ("in place", "reshaped in place", "restrided in place", "key: address", "key: shape",
                        "key: stride", "key: dtype", "key: conj bit", "key: neg bit", "freed", "storage swapped",
-                       "rebound away and back", "rewritten with no version bump", "clear()", "recency"):
+                       "rebound away and back", "rewritten with no version bump", "clear()", "recency",
+                       "written, seen through an older object"):
         assert obligation in text, obligation
     low = "\n".join(code for _, code in row_steps(row, "Cache", Level.L0, "none"))
     assert "freed" not in low and "recency" not in low and "cache.clear()" not in low
+    assert "older object" not in low  # a key alone cannot see it: an obligation of L2
+    # a lazy bit turned over in place: conj where the dtype has it, else neg where torch reads it
+    for dtype, bit in (("complex64", "conj"), ("float32", "neg"), ("bool", None)):
+        row = next(row for row in situations() if row["dtype"] == dtype)
+        low = "\n".join(code for _, code in row_steps(row, "Cache", Level.L0, "none"))
+        assert (f"{bit} bit turned over" in low) if bit else ("bit turned over" not in low), (dtype, bit)
     view = next(row for row in situations() if row["kind"] == "view")
     text = "\n".join(code for _, code in row_steps(view, "Cache", Level.L3, "lru"))
     assert ", 23, T)" in text and "T = dict(S, kind='tensor')" in text  # its base holds the storage: a tensor stands in
+
+
+def test_an_entry_that_expires_with_age_is_no_recency_failure():
+    """Recency is judged on a hit after the row's elapsed time (an old entry's hit refreshes it too),
+    but an entry that old may have expired: an LRU cache with a time to live passes those rows."""
+    class Expiring(DESIGNS["hardened"]):
+        def put(self, source, value):
+            super().put(source, (value, time.monotonic()))
+
+        def get(self, source):
+            entry = super().get(source)
+            return None if entry is None or time.monotonic() - entry[1] > 3600 else entry[0]
+
+    aged = lambda row: row["elapsed"] != "0" and _small_caches(row)  # noqa: E731
+    report = probe("expiring", Expiring, Level.L2, contract="lru", only=aged)
+    assert report.failure is None, f"{report.failure.message}\n{report.failure.snippet[-3000:]}"
+    assert report.rows == report.total > 50
 
 
 def _small_caches(row) -> bool:

@@ -155,6 +155,30 @@ MUTANTS += [
                   "            served = self.__dict__.setdefault('_served', {})\n"
                   "            served[id(ref)] = served.get(id(ref), 0) + 1\n"
                   "            if (source.data_ptr() == ptr  # address-reuse: validated")),
+    # A write through the source, looked up through another tensor made on its storage before it (its
+    # own version counter, the key the entry was put with): a tensor that is not a view of the source.
+    _search_only("recheck_skipped_for_lookups_not_views",
+                 "the referent's fingerprint recheck, when the lookup's tensor is not a view",
+                 ("hardened", "            if fingerprint(referent) != key:",
+                  "            if source._is_view() and fingerprint(referent) != key:")),
+    # A source whose lazy bit is turned over in place (``t.data = t.conj()``) keeps its object,
+    # address, layout and version: the identity fast path's bit checks alone see it.
+    _search_only("fast_path_skips_conj_for_complex128_matrices",
+                 "the conj check on the identity fast path, for complex128 sources of rank 2 with grad disabled",
+                 _fast("(conj is None or source.is_conj() is conj)",
+                       f"(conj is None or source.is_conj() is conj or (source.dtype is {TORCH}.complex128 "
+                       f"and source.dim() == 2 and not {TORCH}.is_grad_enabled()))")),
+    # A long-running server's entries are hours old when hit.
+    _search_only("recency_ignores_old_entries",
+                 "LRU recency: a hit on an entry put more than 5 minutes before, on the cache's clock",
+                 ("hardened", '"fast", "used")', '"fast", "used", "born")'),
+                 ("hardened", "        ref.used = False\n",
+                  "        ref.used = False\n        ref.born = __import__('time').monotonic()\n"),
+                 ("hardened", "                ref.used = True  #",
+                  "                ref.used = ref.used or __import__('time').monotonic() - ref.born <= 300  #"),
+                 ("hardened", "            ref.used = True\n            return",
+                  "            ref.used = ref.used or __import__('time').monotonic() - ref.born <= 300\n"
+                  "            return")),
     _search_only("full_cache_skips_recheck", "the referent recheck once 32 or more entries are held",
                  _slow_trusts_when("len(self._recency) >= 32 and ref() is not None")),
     _search_only("large_cache_skips_liveness", "the liveness guard when max_size > 64",

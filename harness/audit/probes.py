@@ -13,12 +13,15 @@ its change). :func:`situations` is a covering array over them: any value of any 
 meets any value of any other in some row; ahead of those rows, ``EVERYDAY`` holds the
 plain pipeline case whole; after them, :func:`triples` meets every value with every pair of
 a dtype and a rank. Each row then runs every obligation of the level
-on sources of that situation: an in-place write misses; a tensor on the same storage
+on sources of that situation: an in-place write misses, and so does a lazy bit turned over in
+place; a tensor on the same storage
 that differs from the cached one in one key field alone (address, shape, stride,
 dtype, conj or neg bit) misses; a freed source's address handed to the next request's
 tensor misses (L1); a source whose storage was swapped, or rebound away and back,
-misses (L2); a rewrite with no version bump misses in the next request (L3). With a
-contract it also checks the bound after every insert, LRU recency and ``clear()``.
+misses, and so does a source written in place and looked up through an older object
+on its storage (L2); a rewrite with no version bump misses in the next request (L3). With a
+contract it also checks the bound after every insert, LRU recency (its hit after the
+row's elapsed time) and ``clear()``.
 
 So a guard skipped only when one or two of these properties hold is met, in every
 row where they do, by the obligation it protects. Every step is plain Python run as
@@ -776,6 +779,15 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
     obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\n"
                                   "relayout(a, lambda t: t.unsqueeze_(0))\n"
                                   f"look({looked('a')}, 'reshaped in place: after unsqueeze_(0)')\nkept.append(a)"))
+    # A lazy bit turned over on the source itself (``t.data = t.conj()``): the same object, storage,
+    # address, layout and version, its content read otherwise; only the bit in the key tells.
+    flip = _turnable_bit(row["dtype"], row["bits"])
+    if flip:
+        turned = "a.detach().conj()" if flip == "conj" else "torch._neg_view(a.detach())"
+        obligations.append((Level.L0, f"a = make(SLOT, 35, S)\n{before('a', f'{flip} bit turned over')}\n"
+                                      f"rebind(a, {turned})\n"
+                                      f"look({looked('a')}, '{flip} bit turned over: after a.data = {turned}')\n"
+                                      "kept.append(a)"))
     # The stride alone, in place, the shape kept, so a fast path that checks an inference tensor's
     # shape but not all of its stride meets its old entry (see _restrided); else the key's stride
     # variant (room made for it).
@@ -796,6 +808,15 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
                                       + "\nkept.append(b)"))
     if level >= Level.L2:
+        # A write through the source, looked up through another tensor object on its storage made
+        # before the write (``on``: a version counter of its own, still where the source's was when
+        # put): its key is the entry's, so only a recheck of the entry's referent sees the write.
+        v, seen = versioned, "written, seen through an older object"
+        obligations.append((Level.L2, f"a = make(SLOT, 33, {v})\nlook(a, '{seen}: the source')\n"
+                                      f"{before('a', seen, v)}\nolder = on(a, {v})\n"
+                                      f"rewrite(a, 34, writes={row['writes']})\n"
+                                      f"look(older, '{seen}: another tensor on its storage, made before the write')\n"
+                                      "kept.extend((a, older))"))
         # put through the source itself: what these check is a live referent whose storage changed
         m = movable
         obligations.append((Level.L2, f"a = make(SLOT, 23, {m})\nlook(a, 'storage swapped: the source')\n"
@@ -833,14 +854,15 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         # Put through the source itself, hit once the row's way: a cache keyed by the object
         # never hits through a new one, and then there is no recency to judge.
         through_new = row["lookup"] != "the source"
+        aged = ELAPSED[row["elapsed"]]  # the hit comes that long after the put: an old entry's hit refreshes it too
         obligations.append((Level.L0, _recency(side, 20, "recency", through_new, looked("a"),
                                                (size - 1, "the source", f"after {size - 1} others"),
-                                               (1, "after one more", "the recently used entry was evicted"))))
+                                               (1, "after one more", "the recently used entry was evicted"), aged)))
         if size >= 3:  # a hit before the cache is full must refresh too (the check above hits a full one)
             obligations.append((Level.L0, _recency(
                 "cache.clear()\n", 29, "recency, not full", through_new, looked("a"),
                 (size - 2, "the source", "a hit in a cache not yet full"),
-                (2, "after the cache filled", "the entry used before the cache was full was evicted"))))
+                (2, "after the cache filled", "the entry used before the cache was full was evicted"), aged)))
     mode = GRAD_MODES[row["grad"]]
     for slot, (step_level, body) in enumerate(obligations):
         body = body.replace("SLOT", str(slot))
@@ -870,6 +892,16 @@ def _restrided(shape: tuple, stride: tuple) -> tuple | None:
     return other_order(shape, stride)
 
 
+def _turnable_bit(dtype: str, bits: str) -> str | None:
+    """The lazy bit a source of ``dtype`` with ``bits`` set can have turned over and still be read:
+    conj for a complex dtype, else neg; None where torch can read neither turned."""
+    have = set(bits.split()) - {"none"}
+    for bit in ("conj", "neg"):
+        if (bit == "neg" or getattr(torch, dtype).is_complex) and readable(dtype, " ".join(sorted(have ^ {bit})) or "none"):
+            return bit
+    return None
+
+
 def _if_reused(name: str, lookup: str, what: str) -> str:
     """Look up only where the allocator really reused the address; else the trial is inconclusive."""
     # Bare numbers (int): the allocator handing the address back is what is tested here.
@@ -882,14 +914,16 @@ def _arguments(change: dict) -> str:
 
 
 def _recency(prefix: str, content: int, where: str, through_new: bool, looked: str,
-             before: tuple[int, str, str], after: tuple[int, str, str]) -> str:
-    """A recency check: source ``a`` put, ``before[0]`` others filled, a hit on ``a``, ``after[0]`` more
-    filled, and ``a`` must still hit (an LRU cache evicted another). The labels say where each look is."""
+             before: tuple[int, str, str], after: tuple[int, str, str], aged: int = 0) -> str:
+    """A recency check: source ``a`` put, ``before[0]`` others filled, ``aged`` seconds on the cache's
+    clock, a hit on ``a``, ``after[0]`` more filled, and ``a`` must still hit (an LRU cache evicted
+    another). The labels say where each look is. An entry that old may have expired (a miss is
+    safe): then there is no hit to judge."""
     (fill_before, source_label, hit_label), (fill_after, kept_label, evicted) = before, after
     return (f"{prefix}a = make(SLOT, {content}, S)\nlook(a, '{where}: {source_label}')\nkept.append(a)\n"
-            f"fill({fill_before}, '{where}')\n"
-            f"fresh = hits({looked}, 'recency: {hit_label}')\n"
-            f"if fresh or not {through_new}:\n"
+            f"fill({fill_before}, '{where}')\n" + (f"advance({aged})\n" if aged else "")
+            + f"fresh = hits({looked}, 'recency: {hit_label}')\n"
+            f"if fresh or not {through_new or bool(aged)}:\n"
             f"    fill({fill_after}, '{where}')\n"
             f"    kept_it = hits({looked}, 'recency: {kept_label}')\n"
             f"    hygiene((fresh, 'a fresh entry missed'), (kept_it, '{evicted}'), where='{where}')")
