@@ -758,8 +758,9 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         return x if row["lookup"] == "the source" else f"again({x}, {situation})"
 
     def before(x: str, what: str, situation: str = "S") -> str:
-        call = f"look({looked(x, situation)}, '{what}: before the change')"
-        lookups = call if hits == 1 else f"for _ in range({hits}):\n    {call}"
+        # its content does not change meanwhile: its value computed once, each hit compared with it
+        call = f"look({looked(x, situation)}, '{what}: before the change', expected=now)"
+        lookups = f"now = project({x})\n" + (call if hits == 1 else f"for _ in range({hits}):\n    {call}")
         return lookups + (f"\nfill({row['age']}, '{what}: the entry ages')" if row["age"] != "0" else "") + (
             f"\nadvance({ELAPSED[row['elapsed']]})" if row["elapsed"] != "0" else "")
 

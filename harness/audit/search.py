@@ -252,7 +252,7 @@ def check(t, where, which=0, expected=None, put=True):
             caches[which].put(t, project(t) if expected is None else expected)
     except Exception as exc:
         raise AssertionError(f"the cache raised {{type(exc).__name__}}: {{exc}} at {{where}}") from None
-    if value is not None and value is not expected and not same(value, project(t)):
+    if value is not None and value is not expected and not same(value, project(t) if expected is None else expected):
         raise AssertionError(f"false hit at {{where}}: the cached value was computed from other data")
     return value is not None
 
