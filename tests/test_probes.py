@@ -16,9 +16,9 @@ import torch
 from cache_impl import DESIGNS, Level
 from harness.audit.mutants import (ATOMS, COUNT_CALLS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, _atom, build,
                                    generate)
-from harness.audit.probes import (FILLED_LARGE_SIZE, FILLED_ON, LIVED_ON, LONGEST, OFFSETS, PERIOD, PROPERTIES,
-                                  RANKS, SHAPES, SIZES, SMALL_NEW, _end, _possible, coverage_markdown, drawn_rows,
-                                  key_variants, probe, row_steps, situations, source_of, triples)
+from harness.audit.probes import (FILLED_LARGE_SIZE, FILLED_ON, LAYOUTS, LIVED_ON, LONGEST, OFFSETS, ONE_RANK_LAYOUTS,
+                                  PERIOD, PROPERTIES, RANKS, SHAPES, SIZES, SMALL_NEW, _end, _possible, coverage_markdown,
+                                  drawn_rows, formats, key_variants, probe, row_steps, situations, source_of, triples)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -36,7 +36,7 @@ def test_every_pair_of_property_values_meets_in_some_row():
     # its own), not the product of every value (millions of rows); the triples come on top
     floor = max(sum(_possible({a: va, b: vb}) for va in PROPERTIES[a] for vb in PROPERTIES[b])
                 for a, b in itertools.combinations(PROPERTIES, 2))
-    assert len(rows) - len(triples()) <= 1.25 * floor, (len(rows) - len(triples()), floor)
+    assert len(rows) - len(triples()) - len(formats()) <= 1.25 * floor, (len(rows), floor)
 
 
 @pytest.mark.core_model
@@ -238,6 +238,34 @@ def test_a_guard_skipped_for_three_properties_at_once_is_killed_by_the_triples(g
     small_new = {str(row) for row in triples()}
     report = probe("three_at_once", cls, Level.L2, contract="lru", only=lambda row: str(row) in small_new)
     assert report.failure is not None, f"{guard} skipped when {' and '.join(atoms)} survived the triples"
+
+
+def test_every_value_meets_each_one_rank_format_with_each_of_its_shapes():
+    rows = formats()
+    assert set(map(str, rows)) <= set(map(str, situations())) and all(_possible(row) for row in rows)
+    met = {(row["layout"], row["shape"], name, row[name]) for row in rows for name in PROPERTIES}
+    for layout in ONE_RANK_LAYOUTS:
+        for shape in (s for s in SHAPES if len(SHAPES[s]) in LAYOUTS[layout]):
+            for name in set(PROPERTIES) - {"layout", "shape", "max_size", "history"}:
+                for value in PROPERTIES[name]:
+                    if _possible({**SMALL_NEW, "layout": layout, "shape": shape, name: value}):
+                        assert (layout, shape, name, value) in met, (layout, shape, name, value)
+
+
+@pytest.mark.parametrize("guard, atoms", [
+    ("storage identity", ("dtype float64", "channels_last", "odd size")),
+    ("recheck", ("channels_last", "not up an hour", "odd size"))])
+def test_a_guard_skipped_for_a_memory_format_a_shape_and_one_more_is_killed_by_the_format_rows(guard, atoms):
+    """channels_last exists at rank 4 alone, and an odd element count there is one shape: these two (of
+    seed 2's generated mutants) survived every other row."""
+    predicate = " and ".join(f"not ({_atom(a[4:]).format(t='source', c='self')})" if a.startswith("not ")
+                             else f"({_atom(a).format(t='source', c='self')})" for a in atoms)
+    extra = [UP_SINCE] if any("up an" in a for a in atoms) else []
+    cls = build(Mutant("format_and_two", f"{guard}, when {' and '.join(atoms)}",
+                       (IMPORT_TORCH, *extra, *GUARDS[guard][2](predicate))))
+    mine = {str(row) for row in formats()}
+    report = probe("format_and_two", cls, Level.L2, contract="lru", only=lambda row: str(row) in mine)
+    assert report.failure is not None, f"{guard} skipped when {' and '.join(atoms)} survived the format rows"
 
 
 @pytest.mark.parametrize("atom", ["requires grad", "rank 0", "dtype float8_e4m3fn"])

@@ -178,7 +178,7 @@ def situations(seed: int = 0) -> tuple:
         rows.append(row)
         uncovered -= {(x, row[x], y, row[y]) for i, x in enumerate(names) for y in names[i + 1:]}
     # Large caches last: their history is most of the time, and a failure shows sooner on the rest.
-    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + triples() + LAST_ROWS
+    return EVERYDAY + tuple(sorted(rows, key=lambda row: int(row["max_size"]) > 128)) + EXTREMES + triples() + formats() + LAST_ROWS
 
 
 # The everyday case, whole (pairs of values do not make it: it is many properties at once):
@@ -265,6 +265,21 @@ def triples() -> tuple:
     only by chance (a guard skipped for rank-0 float32 inference tensors), meets in one of them."""
     return tuple(row for dtype in DTYPES for shapes in RANKS.values()
                  for row in _every_value_with({**SMALL_NEW, "dtype": dtype}, shapes))
+
+
+# Memory formats that exist at one rank alone: a shape meets them only among that rank's few.
+ONE_RANK_LAYOUTS = tuple(name for name, ranks in LAYOUTS.items() if len(ranks) == 1)
+
+
+@functools.lru_cache(maxsize=None)
+def formats() -> tuple:
+    """Rows in a small new cache in which every value of every other property meets each memory
+    format that exists at one rank alone, with each shape it exists in: a guard skipped for a
+    channels_last source of an odd element count and one more value (a dtype, a young cache) meets
+    it in one of them; the pairwise rows meet a format with a shape and a third value only by chance."""
+    return tuple(row for layout in ONE_RANK_LAYOUTS for shape in SHAPES
+                 if len(SHAPES[shape]) in LAYOUTS[layout]
+                 for row in _every_value_with({**SMALL_NEW, "layout": layout, "shape": shape}))
 
 
 def lived_on(row: dict, level: Level) -> tuple:
@@ -944,12 +959,14 @@ def coverage_markdown() -> str:
         return f"`{value}` {SHAPES[value]}" if name == "shape" else f"`{value}`"
     lines = [f"- **{name}**: {', '.join(shown(name, v) for v in values)}" for name, values in PROPERTIES.items()]
     largest = ", ".join(f"{name} `{value}`" for name, value in LARGEST.items())
-    pairwise = len(situations()) - len(EXTREMES) - len(triples()) - len(LAST_ROWS)
+    pairwise = len(situations()) - len(EXTREMES) - len(triples()) - len(formats()) - len(LAST_ROWS)
     return "\n".join(lines) + (f"\n\n{pairwise} rows meet every possible pair of "
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
                                f"{largest}, all at once; {len(triples())} more, in a new cache of max_size "
                                f"`{SMALL_NEW['max_size']}`, meet every value of every property with every pair of "
-                               f"a dtype and a rank ({', '.join(RANKS)}); one the everyday case with each source looked up "
+                               f"a dtype and a rank ({', '.join(RANKS)}); {len(formats())} more, in such a cache, meet every value of "
+                               f"every property with each of the memory formats that exist at one rank alone "
+                               f"({', '.join(f'`{layout}`' for layout in ONE_RANK_LAYOUTS)}) and each shape it exists in; one the everyday case with each source looked up "
                                f"{HIT_OFTEN['hits']} times before it changes; and two last ones the everyday case in a cache of max_size "
                                f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
                                f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 "
