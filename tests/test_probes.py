@@ -229,15 +229,19 @@ def test_every_value_meets_every_pair_of_a_dtype_and_a_rank():
 def test_a_guard_skipped_for_three_properties_at_once_is_killed_by_the_triples(guard, atoms):
     """A correct cache except where a dtype or a rank and two more properties hold at once: no pairwise
     row need meet all three (these three survived every row before the triples)."""
+    assert _failure_in(triples(), guard, atoms) is not None, f"{guard} skipped when {atoms} survived the triples"
+
+
+def _failure_in(rows, guard: str, atoms: tuple):
+    """The probes' first failure, in ``rows`` alone, of ``hardened`` with ``guard`` skipped where all ``atoms`` hold."""
     t, c = ("t", None) if guard.startswith("key") else ("source", "self")
     predicate = " and ".join(f"not ({_atom(a[4:]).format(t=t, c=c)})" if a.startswith("not ")
                              else f"({_atom(a).format(t=t, c=c)})" for a in atoms)
     extra = [UP_SINCE] if any("up an" in a for a in atoms) else []
-    cls = build(Mutant("three_at_once", f"{guard}, when {' and '.join(atoms)}",
+    cls = build(Mutant("skipped_when", f"{guard}, when {' and '.join(atoms)}",
                        (IMPORT_TORCH, *extra, *GUARDS[guard][2](predicate))))
-    small_new = {str(row) for row in triples()}
-    report = probe("three_at_once", cls, Level.L2, contract="lru", only=lambda row: str(row) in small_new)
-    assert report.failure is not None, f"{guard} skipped when {' and '.join(atoms)} survived the triples"
+    mine = {str(row) for row in rows}
+    return probe("skipped_when", cls, Level.L2, contract="lru", only=lambda row: str(row) in mine).failure
 
 
 def test_every_value_meets_each_one_rank_format_with_each_of_its_shapes():
@@ -258,14 +262,7 @@ def test_every_value_meets_each_one_rank_format_with_each_of_its_shapes():
 def test_a_guard_skipped_for_a_memory_format_a_shape_and_one_more_is_killed_by_the_format_rows(guard, atoms):
     """channels_last exists at rank 4 alone, and an odd element count there is one shape: these two (of
     seed 2's generated mutants) survived every other row."""
-    predicate = " and ".join(f"not ({_atom(a[4:]).format(t='source', c='self')})" if a.startswith("not ")
-                             else f"({_atom(a).format(t='source', c='self')})" for a in atoms)
-    extra = [UP_SINCE] if any("up an" in a for a in atoms) else []
-    cls = build(Mutant("format_and_two", f"{guard}, when {' and '.join(atoms)}",
-                       (IMPORT_TORCH, *extra, *GUARDS[guard][2](predicate))))
-    mine = {str(row) for row in formats()}
-    report = probe("format_and_two", cls, Level.L2, contract="lru", only=lambda row: str(row) in mine)
-    assert report.failure is not None, f"{guard} skipped when {' and '.join(atoms)} survived the format rows"
+    assert _failure_in(formats(), guard, atoms) is not None, f"{guard} skipped when {atoms} survived the format rows"
 
 
 @pytest.mark.parametrize("atom", ["requires grad", "rank 0", "dtype float8_e4m3fn"])
