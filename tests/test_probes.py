@@ -182,8 +182,12 @@ def test_the_long_lived_and_the_large_cache_meet_every_value_after_their_history
     text = "\n".join(code for _, code in steps)
     assert text.count("Clocked(Cache(") == 1 and text.count("# then, in the same cache:") == len(after)
     assert text.count("fill(65541") == (which == "long-lived")
-    for name in set(PROPERTIES) - {"max_size", "history"}:
-        assert {other[name] for other in after} == set(PROPERTIES[name]), name
+    for elapsed in PROPERTIES["elapsed"]:  # at each of the cache's ages, which only grow
+        at_age = [other for other in after if other["elapsed"] == elapsed]
+        for name in set(PROPERTIES) - {"max_size", "history", "elapsed"}:
+            assert {other[name] for other in at_age} == set(PROPERTIES[name]), (elapsed, name)
+    assert [other["elapsed"] for other in after] == sorted((other["elapsed"] for other in after),
+                                                           key=PROPERTIES["elapsed"].index)
     assert all(_possible(other) and other["max_size"] == row["max_size"] for other in after)
     if which == "filled large":
         own, going_on = text.split("# then, in the same cache:", 1)
@@ -238,6 +242,7 @@ def _failure_in(rows, guard: str, atoms: tuple):
     predicate = " and ".join(f"not ({_atom(a[4:]).format(t=t, c=c)})" if a.startswith("not ")
                              else f"({_atom(a).format(t=t, c=c)})" for a in atoms)
     extra = [UP_SINCE] if any("up an" in a for a in atoms) else []
+    extra += [COUNT_CALLS] if any("calls" in a for a in atoms) else []
     cls = build(Mutant("skipped_when", f"{guard}, when {' and '.join(atoms)}",
                        (IMPORT_TORCH, *extra, *GUARDS[guard][2](predicate))))
     mine = {str(row) for row in rows}
@@ -263,6 +268,14 @@ def test_a_guard_skipped_for_a_memory_format_a_shape_and_one_more_is_killed_by_t
     """channels_last exists at rank 4 alone, and an odd element count there is one shape: these two (of
     seed 2's generated mutants) survived every other row."""
     assert _failure_in(formats(), guard, atoms) is not None, f"{guard} skipped when {atoms} survived the format rows"
+
+
+def test_a_guard_skipped_past_2_16_calls_for_one_dtype_in_a_cache_up_an_hour_is_killed():
+    """Seed 3's generated mutant that survived when the long-lived cache met each value once, at
+    whatever age: its situations now meet every value at each age."""
+    atoms = ("more than 2**16 calls", "dtype complex64", "up an hour")
+    rows = [row for row in situations() if row["history"] == LONGEST]
+    assert _failure_in(rows, "storage identity", atoms) is not None
 
 
 @pytest.mark.parametrize("atom", ["requires grad", "rank 0", "dtype float8_e4m3fn"])

@@ -239,12 +239,13 @@ def _every_value_with(fixed: dict, shapes: tuple = ()) -> list[dict]:
 
 def _lived_on(base: dict) -> tuple:
     """Situations ``base``'s cache meets after its own row, in turn: every value of every other
-    property in one of them (a cache that changes once its count of calls passes 16 bits, or once
-    it holds more than 10,000 entries, does so for every source that comes after; the history is
-    paid once)."""
-    rows = _every_value_with({"max_size": base["max_size"], "history": base["history"]})
-    # the cache's clock only moves on: the situations that advance it last, so the rest meet a young cache
-    return tuple(sorted(rows, key=lambda row: ELAPSED[row["elapsed"]]))
+    property in one of them, at each of the cache's ages (a cache that changes once its count of
+    calls passes 16 bits, or once it holds more than 10,000 entries, does so for every source that
+    comes after, and may change again once it has been up an hour; the history is paid once)."""
+    # Its clock only moves on: a young cache's situations first, then those that make it hours,
+    # then days old (the first of each moves the clock, and the rest meet the cache at that age).
+    return tuple(row for elapsed in PROPERTIES["elapsed"] for row in _every_value_with(
+        {"max_size": base["max_size"], "history": base["history"], "elapsed": elapsed}))
 
 
 LIVED_ON = _lived_on(LONG_LIVED)
@@ -971,7 +972,8 @@ def coverage_markdown() -> str:
                                f"`{FILLED_LARGE_SIZE}`, filled to its bound (and again for its recency), and in a "
                                f"cache of max_size `{LONG_LIVED['max_size']}` after `{LONGEST}` (then 110 "
                                f"lookups). Each of the two goes on in its cache with situations that hold every "
-                               f"value of every other property between them: {len(FILLED_ON)} in the large cache, "
+                               f"value of every other property between them at each of the cache's ages "
+                               f"({', '.join(f'`{e}`' for e in PROPERTIES['elapsed'])}, in turn): {len(FILLED_ON)} in the large cache, "
                                f"kept full (its bound checked at each look; recency judged in the row alone), and "
                                f"{len(LIVED_ON)} in the long-lived one.\n")
 
