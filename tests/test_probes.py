@@ -17,8 +17,9 @@ from cache_impl import DESIGNS, Level
 from harness.audit.mutants import (ATOMS, COUNT_CALLS, GUARDS, IMPORT_TORCH, MUTANTS, UP_SINCE, Mutant, _atom, build,
                                    generate)
 from harness.audit.probes import (FILLED_LARGE_SIZE, FILLED_ON, LAYOUTS, LIVED_ON, LONGEST, OFFSETS, ONE_RANK_LAYOUTS,
-                                  PERIOD, PROPERTIES, RANKS, SHAPES, SIZES, SMALL_NEW, _end, _possible, coverage_markdown,
-                                  drawn_rows, formats, key_variants, probe, row_steps, situations, source_of, triples)
+                                  PERIOD, PROPERTIES, RANK_GROUPS, SHAPES, SIZES, SMALL_NEW, _end, _possible, coverage_markdown,
+                                  describe, drawn_rows, formats, key_variants, probe, rank_of, row_steps, situations, source_of,
+                                  triples)
 
 pytestmark = [pytest.mark.cpu]
 
@@ -212,18 +213,29 @@ def test_the_bound_skipped_past_10000_entries_for_one_dtype_is_killed(dtype):
 @pytest.mark.core_model
 def test_every_value_meets_every_pair_of_a_dtype_and_a_rank():
     """Strength 3 where it is cheapest to have: each value of each other property that can go with a
-    dtype and a rank (with some shape of that rank, in a small new cache) meets both in some row."""
+    dtype and a rank (with some shape of that rank, in a small new cache) meets both in some row. The
+    rank is the source's: a broadcast dimension that takes a source past 2**24 elements adds one."""
     rows = triples()
     assert set(map(str, rows)) <= set(map(str, situations()))
-    met = {(row["dtype"], rank, name, row[name]) for row in rows for rank, shapes in RANKS.items()
-           if row["shape"] in shapes for name in PROPERTIES}
+    group = {rank: name for name, ranks in RANK_GROUPS.items() for rank in ranks}
+    met = {(row["dtype"], group[rank_of(row)], name, row[name]) for row in rows for name in PROPERTIES}
     for dtype in PROPERTIES["dtype"]:
-        for rank, shapes in RANKS.items():
+        for rank, ranks in RANK_GROUPS.items():
             for name in set(PROPERTIES) - {"dtype", "shape", "max_size", "history"}:
                 for value in PROPERTIES[name]:
-                    if any(_possible({**SMALL_NEW, "dtype": dtype, "shape": shape, name: value}) for shape in shapes):
+                    rows_of_it = ({**SMALL_NEW, "dtype": dtype, "shape": shape, name: value} for shape in SHAPES)
+                    if any(_possible(row) and rank_of(row) in ranks for row in rows_of_it):
                         assert (dtype, rank, name, value) in met, (dtype, rank, name, value)
     assert all(_possible(row) for row in rows) and len(rows) < 1000
+
+
+@pytest.mark.core_model
+def test_a_layout_of_one_rank_never_meets_a_broadcast_dimension():
+    """channels_last is a 4-D layout: behind a broadcast dimension (a source past 2**24 elements) the
+    source is 5-D and no longer channels_last, so no row pairs them (the format rows once did)."""
+    for row in situations():
+        assert not (row["layout"] in ONE_RANK_LAYOUTS and row["size"] != SIZES[0]), describe(row)
+        assert rank_of(row) == len(source_of(row)["shape"])
 
 
 @pytest.mark.parametrize("guard, atoms", [

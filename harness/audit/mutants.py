@@ -179,6 +179,32 @@ MUTANTS += [
                  ("hardened", "            ref.used = True\n            return",
                   "            ref.used = ref.used or __import__('time').monotonic() - ref.born <= 300\n"
                   "            return")),
+    # Changes made in place on a live source, whose object, address and storage stay: an item read
+    # as another dtype of its size, a flag turned over before a write, a hit through another object
+    # before a write; and a hit count that buys an entry more than its recency.
+    _search_only("fast_path_compares_item_size_for_shared_sources",
+                 "the dtype on the identity fast path, for sources in shared memory: only its item size",
+                 _fast("source.dtype is dtype", "(source.dtype is dtype or (source.is_shared() and "
+                       "source.dtype.itemsize == dtype.itemsize))")),
+    _search_only("fast_path_trusts_a_frozen_source",
+                 "the version check on the identity fast path, for a source put requiring grad that no longer does",
+                 ("hardened", '"fast", "used")', '"fast", "used", "grad")'),
+                 ("hardened", "        ref.used = False\n", "        ref.used = False\n        ref.grad = source.requires_grad\n"),
+                 _fast("(version is None or source._version == version)",
+                       "(version is None or source._version == version or (ref.grad and not source.requires_grad))")),
+    _search_only("slow_hit_drops_the_fast_version",
+                 "the version check on the identity fast path, once the entry was hit through another object",
+                 ("hardened", "            ref.used = True\n            return ref.value",
+                  "            ref.used = True\n            ref.fast = (ref.fast[0], None, *ref.fast[2:])\n"
+                  "            return ref.value")),
+    _search_only("eviction_spares_entries_hit_ten_times",
+                 "LRU order: an entry hit 10 times or more gets a second chance more than its recency gives",
+                 ("hardened", '"fast", "used")', '"fast", "used", "count")'),
+                 ("hardened", "        ref.used = False\n", "        ref.used = False\n        ref.count = 0\n"),
+                 ("hardened", "                ref.used = True  #", "                ref.count += 1\n                ref.used = True  #"),
+                 ("hardened", "            ref.used = True\n            return", "            ref.count += 1\n            ref.used = True\n            return"),
+                 ("hardened", "            if oldest.used:\n", "            if oldest.used or oldest.count >= 10:\n"
+                  "                oldest.count = 0 if not oldest.used else oldest.count\n")),
     _search_only("full_cache_skips_recheck", "the referent recheck once 32 or more entries are held",
                  _slow_trusts_when("len(self._recency) >= 32 and ref() is not None")),
     _search_only("large_cache_skips_liveness", "the liveness guard when max_size > 64",

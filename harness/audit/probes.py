@@ -125,6 +125,8 @@ def _possible(row: dict) -> bool:
     dtype = getattr(torch, row["dtype"]) if "dtype" in row else None
     if "shape" in row and "layout" in row and len(SHAPES[row["shape"]]) not in LAYOUTS[row["layout"]]:
         return False
+    if len(LAYOUTS.get(row.get("layout"), ())) == 1 and row.get("size", SIZES[0]) != SIZES[0]:
+        return False  # a broadcast dimension in front changes the rank, the one rank this layout exists at
     if row.get("origin") == "shared_memory" and row.get("offset") == OFFSETS[-1]:
         return False  # torch reserves a shared segment's pages whole: 2**25 items would fill a container's /dev/shm
     if row.get("size") == SIZES[1] and (row.get("shape") == "scalar" or (
@@ -151,6 +153,13 @@ def _possible(row: dict) -> bool:
     if row.get("history") == "full" and "max_size" in row and FILLED < int(row["max_size"]) != FILLED_LARGE_SIZE:
         return False  # see MAX_SIZES
     return not (row.get("history") == "60 held" and "max_size" in row and int(row["max_size"]) < 64)
+
+
+def rank_of(row: dict) -> int:
+    """The rank of the row's source: its shape's, and one more where a broadcast dimension takes it
+    past 2**24 elements (see SIZES; a vector stays one)."""
+    shape = SHAPES[row["shape"]]
+    return len(shape) + (row.get("size", SIZES[0]) != SIZES[0] and len(shape) > 1)
 
 
 @functools.lru_cache(maxsize=None)
@@ -228,13 +237,21 @@ def _every_value_with(fixed: dict, shapes: tuple = ()) -> list[dict]:
         row = {**fixed, unmet[0][0]: unmet[0][1]}
         if shapes:  # the next of them that fits: they take turns
             row["shape"] = next(s for s in itertools.islice(turn, 2 * len(shapes)) if _possible({**row, "shape": s}))
-        for name in names:
-            if name not in row:
-                choices = [v for v in PROPERTIES[name] if _possible({**row, name: v})]
-                row[name] = next((v for v in choices if (name, v) in unmet), choices[0])
+        row = _completed(row, set(unmet))
         unmet = [pair for pair in unmet if row[pair[0]] != pair[1]]
-        rows.append({name: row[name] for name in PROPERTIES})
+        rows.append(row)
     return rows
+
+
+def _completed(row: dict, wanted: set = frozenset()) -> dict:
+    """``row`` with a value for every property it does not name: one of ``wanted`` (pairs of a
+    property and a value) where one fits, else the first that fits; in the order of PROPERTIES."""
+    row = dict(row)
+    for name in PROPERTIES:
+        if name not in row:
+            choices = [v for v in PROPERTIES[name] if _possible({**row, name: v})]
+            row[name] = next((v for v in choices if (name, v) in wanted), choices[0])
+    return {name: row[name] for name in PROPERTIES}
 
 
 def _lived_on(base: dict) -> tuple:
@@ -251,10 +268,10 @@ def _lived_on(base: dict) -> tuple:
 LIVED_ON = _lived_on(LONG_LIVED)
 FILLED_ON = _lived_on(FILLED_LARGE)
 
-# Shapes by their rank: 0, 1, 2, 3 or 4, 5 and more (what a guard that tells ranks apart may split on).
-RANKS = {rank: tuple(name for name, shape in SHAPES.items() if low <= len(shape) <= high)
-         for rank, (low, high) in {"rank 0": (0, 0), "rank 1": (1, 1), "rank 2": (2, 2), "rank 3-4": (3, 4),
-                                   "rank 5+": (5, 8)}.items()}
+# Ranks a guard that tells ranks apart may split on: 0, 1, 2, 3 or 4, 5 and more; and the shapes of each.
+RANK_GROUPS = {"rank 0": range(0, 1), "rank 1": range(1, 2), "rank 2": range(2, 3), "rank 3-4": range(3, 5),
+               "rank 5+": range(5, 10)}
+RANKS = {rank: tuple(name for name, shape in SHAPES.items() if len(shape) in ranks) for rank, ranks in RANK_GROUPS.items()}
 # A small new cache: the cheapest row (no history, recency judged in 17 entries; 10 inserts age an entry).
 SMALL_NEW = {"max_size": "17", "history": "new"}
 
@@ -264,8 +281,15 @@ def triples() -> tuple:
     """Rows in a small new cache in which every value of every other property meets every pair of a
     dtype and a rank: a triple of a dtype, a rank and one more value, which the pairwise rows meet
     only by chance (a guard skipped for rank-0 float32 inference tensors), meets in one of them."""
-    return tuple(row for dtype in DTYPES for shapes in RANKS.values()
-                 for row in _every_value_with({**SMALL_NEW, "dtype": dtype}, shapes))
+    rows = []
+    for dtype in DTYPES:
+        for rank, shapes in RANKS.items():
+            # sources as shaped, so that each has the rank of its shape
+            rows += _every_value_with({**SMALL_NEW, "dtype": dtype, "size": SIZES[0]}, shapes)
+            # and one past 2**24, whose broadcast dimension makes it of this rank (one of a rank below)
+            broadcast = [{**SMALL_NEW, "dtype": dtype, "size": SIZES[1], "shape": shape} for shape in SHAPES]
+            rows += [_completed(row) for row in broadcast if _possible(row) and rank_of(row) in RANK_GROUPS[rank]][:1]
+    return tuple(rows)
 
 
 # Memory formats that exist at one rank alone: a shape meets them only among that rank's few.
@@ -391,6 +415,13 @@ def rebind(t, new):
     """``t.data = new``: t lives on, on other memory, with no version bump."""
     with torch.inference_mode(t.is_inference()):  # where an inference tensor may be changed at all
         t.data = new
+
+
+def reread(t, dtype):
+    """``t.data = t.view(dtype)``: t's items read as another dtype of their size, in place, with no
+    version bump (the view made as t is: in inference mode only if t is an inference tensor)."""
+    with torch.inference_mode(t.is_inference()):
+        t.data = t.detach().view(dtype)
 
 
 PERIOD = {period}  # values repeats itself after this many items
@@ -789,7 +820,10 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         steps[0] = (Level.L0, steps[0][1] + "\nT = dict(S, kind='tensor')")
     # Each obligation makes its sources at a slot of its own and keeps them to the row's
     # end: only the freed and swapped ones hand an address on, to their own next request.
+    # Before the write, a hit through another tensor object on its storage (a view a step takes).
     obligations = [(Level.L0, f"a = make(SLOT, 1, {versioned})\n{before('a', 'in place', versioned)}\n"
+                              f"look(again(a, {versioned}), 'in place: through another object, before the write', "
+                              "expected=now)\n"
                               f"rewrite(a, 2, writes={row['writes']})\n"
                               f"look({looked('a', versioned)}, 'in place: after {row['writes']} write(s)')\n"
                               "kept.append(a)")]
@@ -805,6 +839,20 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                                       f"rebind(a, {turned})\n"
                                       f"look({looked('a')}, '{flip} bit turned over: after a.data = {turned}')\n"
                                       "kept.append(a)"))
+    # The dtype alone, in place (``t.data = t.view(other)``: its items read as another dtype of their
+    # size): the same object, storage, address, shape, stride and version; only the dtype tells.
+    sibling = _reinterpreted(row, allowed)
+    if sibling:
+        obligations.append((Level.L0, f"a = make(SLOT, 36, S)\n{before('a', 'dtype turned over')}\n"
+                                      f"reread(a, torch.{sibling})\n"
+                                      f"look({looked('a')}, 'dtype turned over: after a.data = a.view(torch.{sibling})')\n"
+                                      "kept.append(a)"))
+    # A flag turned over on the source, then a write (a model frozen or unfrozen after loading, its
+    # weights then updated in place): requires_grad_ keeps the object, its storage and layout.
+    if gradable(getattr(torch, row["dtype"])) and row["kind"] not in VIEW_KINDS + ("inference",):
+        obligations.append((Level.L0, f"a = make(SLOT, 37, S)\n{before('a', 'requires_grad turned over')}\n"
+                                      f"a.requires_grad_(not a.requires_grad)\nrewrite(a, 38, writes={row['writes']})\n"
+                                      f"look({looked('a')}, 'requires_grad turned over, then written')\nkept.append(a)"))
     # The stride alone, in place, the shape kept, so a fast path that checks an inference tensor's
     # shape but not all of its stride meets its old entry (see _restrided); else the key's stride
     # variant (room made for it).
@@ -880,6 +928,19 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                 "cache.clear()\n", 29, "recency, not full", through_new, looked("a"),
                 (size - 2, "the source", "a hit in a cache not yet full"),
                 (2, "after the cache filled", "the entry used before the cache was full was evicted"), aged)))
+    if contract == "lru" and not kept_full and 2 <= max_size <= 128:
+        # The entry used least recently goes first, however often it was hit before: the source hit
+        # (the row's number of hits), then every other entry put and hit once, then one more put.
+        # (LRU evicts the source; so does a second chance, as all were hit since they came round.)
+        where, others = "least recently used", max_size - 1
+        obligations.append((Level.L0, f"cache.clear()\na = make(SLOT, 39, S)\nlook(a, '{where}: the source')\n"
+                                      f"kept.append(a)\nfor _ in range({hits}):\n    hits({looked('a')}, '{where}: a hit')\n"
+                                      f"fill({others}, '{where}')\nfor f in fillers[-{others}:]:\n"
+                                      f"    hits(f, '{where}: each other entry hit once')\nfill(1, '{where}: one more')\n"
+                                      f"kept_it = hits(a, '{where}: the source, after one more')\n"
+                                      f"hygiene((not kept_it, 'the entry used least recently was kept (hit {hits} time(s) "
+                                      f"before {others} others were each put and hit once): one used since was evicted'), "
+                                      f"where='{where}')"))
     mode = GRAD_MODES[row["grad"]]
     for slot, (step_level, body) in enumerate(obligations):
         body = body.replace("SLOT", str(slot))
@@ -917,6 +978,18 @@ def _turnable_bit(dtype: str, bits: str) -> str | None:
         if (bit == "neg" or getattr(torch, dtype).is_complex) and readable(dtype, " ".join(sorted(have ^ {bit})) or "none"):
             return bit
     return None
+
+
+def _reinterpreted(row: dict, allowed: tuple) -> str | None:
+    """A dtype of the same item size to read the row's source as, in place, the most alike (one
+    that can require grad where the source does); None where it has a lazy bit (torch reads such a
+    tensor as no other dtype) or no such dtype is allowed."""
+    if row["bits"] != "none":
+        return None
+    others = alike(getattr(torch, row["dtype"]), allowed)
+    if row["kind"] in GRAD_KINDS:
+        others = [d for d in others if gradable(d)]
+    return name_of(others[0]) if others else None
 
 
 def _if_reused(name: str, lookup: str, what: str) -> str:
@@ -965,7 +1038,7 @@ def coverage_markdown() -> str:
                                f"these values; {len(EXTREMES)} more, one per dtype, hold the everyday case with "
                                f"{largest}, all at once; {len(triples())} more, in a new cache of max_size "
                                f"`{SMALL_NEW['max_size']}`, meet every value of every property with every pair of "
-                               f"a dtype and a rank ({', '.join(RANKS)}); {len(formats())} more, in such a cache, meet every value of "
+                               f"a dtype and a rank ({', '.join(RANKS)}; the source's, which a broadcast dimension in front raises by one); {len(formats())} more, in such a cache, meet every value of "
                                f"every property with each of the memory formats that exist at one rank alone "
                                f"({', '.join(f'`{layout}`' for layout in ONE_RANK_LAYOUTS)}) and each shape it exists in; one the everyday case with each source looked up "
                                f"{HIT_OFTEN['hits']} times before it changes; and two last ones the everyday case in a cache of max_size "
