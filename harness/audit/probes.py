@@ -287,8 +287,9 @@ def triples() -> tuple:
             # sources as shaped, so that each has the rank of its shape
             rows += _every_value_with({**SMALL_NEW, "dtype": dtype, "size": SIZES[0]}, shapes)
             # and one past 2**24, whose broadcast dimension makes it of this rank (one of a rank below)
-            broadcast = [{**SMALL_NEW, "dtype": dtype, "size": SIZES[1], "shape": shape} for shape in SHAPES]
-            rows += [_completed(row) for row in broadcast if _possible(row) and rank_of(row) in RANK_GROUPS[rank]][:1]
+            broadcast = ({**SMALL_NEW, "dtype": dtype, "size": SIZES[1], "shape": shape} for shape in SHAPES)
+            first = next((row for row in broadcast if _possible(row) and rank_of(row) in RANK_GROUPS[rank]), None)
+            rows += [_completed(first)] if first else []
     return tuple(rows)
 
 
@@ -827,32 +828,32 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
                               f"rewrite(a, 2, writes={row['writes']})\n"
                               f"look({looked('a', versioned)}, 'in place: after {row['writes']} write(s)')\n"
                               "kept.append(a)")]
-    obligations.append((Level.L0, f"a = make(SLOT, 31, S)\n{before('a', 'reshaped in place')}\n"
-                                  "relayout(a, lambda t: t.unsqueeze_(0))\n"
-                                  f"look({looked('a')}, 'reshaped in place: after unsqueeze_(0)')\nkept.append(a)"))
+    def in_place(content: int, what: str, change: str, after: str, made: str = "S") -> tuple:
+        """An L0 obligation: a source put, changed in place by ``change`` (the same object), looked up again."""
+        return (Level.L0, f"a = make(SLOT, {content}, {made})\n{before('a', what)}\n{change}\n"
+                          f"look({looked('a')}, '{after}')\nkept.append(a)")
+
+    obligations.append(in_place(31, "reshaped in place", "relayout(a, lambda t: t.unsqueeze_(0))",
+                                "reshaped in place: after unsqueeze_(0)"))
     # A lazy bit turned over on the source itself (``t.data = t.conj()``): the same object, storage,
     # address, layout and version, its content read otherwise; only the bit in the key tells.
     flip = _turnable_bit(row["dtype"], row["bits"])
     if flip:
         turned = "a.detach().conj()" if flip == "conj" else "torch._neg_view(a.detach())"
-        obligations.append((Level.L0, f"a = make(SLOT, 35, S)\n{before('a', f'{flip} bit turned over')}\n"
-                                      f"rebind(a, {turned})\n"
-                                      f"look({looked('a')}, '{flip} bit turned over: after a.data = {turned}')\n"
-                                      "kept.append(a)"))
+        obligations.append(in_place(35, f"{flip} bit turned over", f"rebind(a, {turned})",
+                                    f"{flip} bit turned over: after a.data = {turned}"))
     # The dtype alone, in place (``t.data = t.view(other)``: its items read as another dtype of their
     # size): the same object, storage, address, shape, stride and version; only the dtype tells.
     sibling = _reinterpreted(row, allowed)
     if sibling:
-        obligations.append((Level.L0, f"a = make(SLOT, 36, S)\n{before('a', 'dtype turned over')}\n"
-                                      f"reread(a, torch.{sibling})\n"
-                                      f"look({looked('a')}, 'dtype turned over: after a.data = a.view(torch.{sibling})')\n"
-                                      "kept.append(a)"))
+        obligations.append(in_place(36, "dtype turned over", f"reread(a, torch.{sibling})",
+                                    f"dtype turned over: after a.data = a.view(torch.{sibling})"))
     # A flag turned over on the source, then a write (a model frozen or unfrozen after loading, its
     # weights then updated in place): requires_grad_ keeps the object, its storage and layout.
     if gradable(getattr(torch, row["dtype"])) and row["kind"] not in VIEW_KINDS + ("inference",):
-        obligations.append((Level.L0, f"a = make(SLOT, 37, S)\n{before('a', 'requires_grad turned over')}\n"
-                                      f"a.requires_grad_(not a.requires_grad)\nrewrite(a, 38, writes={row['writes']})\n"
-                                      f"look({looked('a')}, 'requires_grad turned over, then written')\nkept.append(a)"))
+        obligations.append(in_place(37, "requires_grad turned over",
+                                    f"a.requires_grad_(not a.requires_grad)\nrewrite(a, 38, writes={row['writes']})",
+                                    "requires_grad turned over, then written"))
     # The stride alone, in place, the shape kept, so a fast path that checks an inference tensor's
     # shape but not all of its stride meets its old entry (see _restrided); else the key's stride
     # variant (room made for it).
@@ -862,12 +863,10 @@ def row_steps(row: dict, factory_name: str, level: Level, contract: str,
         ((change, both) for field, change, both in variants if field == "stride"), None)
     if restride:
         change, both = restride
-        larger = f", {_arguments(both)}" if both else ""
-        obligations.append((Level.L0, f"a = make(SLOT, 32, S{larger})\n{before('a', 'restrided in place')}\n"
-                                      f"relayout(a, lambda t: t.as_strided_(t.shape, {change['stride']}, "
-                                      "t.storage_offset()))\n"
-                                      f"look({looked('a')}, 'restrided in place: after as_strided_ to stride "
-                                      f"{change['stride']}')\nkept.append(a)"))
+        obligations.append(in_place(32, "restrided in place", "relayout(a, lambda t: t.as_strided_(t.shape, "
+                                    f"{change['stride']}, t.storage_offset()))",
+                                    f"restrided in place: after as_strided_ to stride {change['stride']}",
+                                    made=f"S, {_arguments(both)}" if both else "S"))
     if level >= Level.L1:
         obligations.append((Level.L1, f"a = make(SLOT, 21, S)\n{before('a', 'freed')}\nptr = a.data_ptr()\n"
                                       "del a\nb = make(SLOT, 22, S)\n" + _if_reused("b", looked("b"), "freed")
